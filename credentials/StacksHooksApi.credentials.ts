@@ -14,7 +14,7 @@ export class StacksHooksApi implements ICredentialType {
 
 	displayName = 'Stacks Hooks API';
 
-	icon = 'file:stacksHooks.svg' as const;
+	icon = { light: 'file:stacksHooks.svg', dark: 'file:stacksHooks.dark.svg' } as const;
 
 	documentationUrl = 'https://github.com/n8n-nodes-stacks-hooks/n8n-nodes-stacks-hooks#credentials';
 

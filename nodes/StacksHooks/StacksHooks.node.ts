@@ -1,0 +1,46 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+
+import { CREDENTIAL_TYPE } from '../shared/constants';
+import * as hook from './actions/hook';
+import { router } from './actions/router';
+import * as secret from './actions/secret';
+import { searchHooks } from './methods/listSearch';
+
+export class StacksHooks implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Stacks Hooks',
+		name: 'stacksHooks',
+		icon: { light: 'file:stacksHooks.svg', dark: 'file:stacksHooks.dark.svg' },
+		group: ['transform'],
+		version: 1,
+		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
+		description: 'Register and manage hooks that post Stacks blockchain events to a webhook (Hiro Chainhooks)',
+		defaults: { name: 'Stacks Hooks' },
+		usableAsTool: true,
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: CREDENTIAL_TYPE, required: true }],
+		properties: [
+			{
+				displayName: 'Resource',
+				name: 'resource',
+				type: 'options',
+				noDataExpression: true,
+				options: [
+					{ name: 'Hook', value: 'hook' },
+					{ name: 'Consumer Secret', value: 'secret' },
+				],
+				default: 'hook',
+			},
+			...hook.description,
+			...secret.description,
+		],
+	};
+
+	methods = { listSearch: { searchHooks } };
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return await router.call(this);
+	}
+}

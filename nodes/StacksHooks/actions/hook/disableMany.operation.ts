@@ -1,0 +1,12 @@
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { bulkFiltersProperty, bulkSetEnabled } from './common';
+
+export const description = updateDisplayOptions({ show: { resource: ['hook'], operation: ['disableMany'] } }, [
+	bulkFiltersProperty,
+]);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	return await bulkSetEnabled.call(this, itemIndex, false);
+}

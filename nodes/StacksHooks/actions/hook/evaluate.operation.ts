@@ -1,0 +1,57 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+
+import { apiRequest } from '../../../shared/transport';
+import { getHookId, hookIdLocator } from './common';
+
+const properties: INodeProperties[] = [
+	hookIdLocator,
+	{
+		displayName: 'Block Height',
+		name: 'blockHeight',
+		type: 'number',
+		typeOptions: { minValue: 0, numberPrecision: 0 },
+		required: true,
+		default: 0,
+		description: 'The block to test the hook against. Matches are posted to the hook\'s webhook a few seconds later.',
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [
+			{
+				displayName: 'Index Block Hash',
+				name: 'indexBlockHash',
+				type: 'string',
+				default: '',
+				placeholder: '0x…',
+				description: 'Pick the block by its index block hash instead of its height',
+			},
+		],
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['hook'], operation: ['evaluate'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	const uuid = getHookId.call(this, itemIndex);
+	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const hash = typeof options.indexBlockHash === 'string' ? options.indexBlockHash.trim() : '';
+	let body: IDataObject;
+	if (hash) {
+		body = { index_block_hash: hash };
+	} else {
+		const height = this.getNodeParameter('blockHeight', itemIndex) as number;
+		if (!Number.isInteger(height) || height < 0) {
+			throw new NodeOperationError(this.getNode(), `Block Height must be a whole number of 0 or more, not ${height}`, {
+				itemIndex,
+			});
+		}
+		body = { block_height: height };
+	}
+	await apiRequest(this, 'POST', `/me/${uuid}/evaluate`, { body, hookId: uuid, itemIndex });
+	return { uuid, evaluated: true, ...body };
+}

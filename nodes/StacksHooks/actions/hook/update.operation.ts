@@ -1,0 +1,62 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { validate } from '../../../shared/definition';
+import { eventsProperty, toEventFilters } from '../../../shared/eventFilters';
+import { hookOptionsProperty, toHookOptions } from '../../../shared/hookOptions';
+import { definitionUpdateSchema, hookSchema } from '../../../shared/schemas';
+import { apiRequest, getConnection } from '../../../shared/transport';
+import { getHookId, hookIdLocator } from './common';
+
+const properties: INodeProperties[] = [
+	hookIdLocator,
+	{
+		displayName: 'Update Fields',
+		name: 'updateFields',
+		type: 'collection',
+		placeholder: 'Add Field',
+		default: {},
+		description: 'The parts of the definition to change; what is not set stays as it is',
+		options: [
+			{ ...eventsProperty, required: false, default: {} },
+			{
+				displayName: 'Name',
+				name: 'name',
+				type: 'string',
+				default: '',
+				description: 'The new name of the hook',
+			},
+			hookOptionsProperty('action', { displayName: 'Hook Options', name: 'hookOptions' }),
+			{
+				displayName: 'Webhook URL',
+				name: 'webhookUrl',
+				type: 'string',
+				default: '',
+				placeholder: 'https://example.com/webhooks/stacks',
+				description: 'The new HTTPS address the service posts matches to',
+			},
+		],
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['hook'], operation: ['update'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	const uuid = getHookId.call(this, itemIndex);
+	const fields = this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject;
+	const update: IDataObject = {};
+	if (typeof fields.name === 'string' && fields.name.trim()) update.name = fields.name.trim();
+	if (typeof fields.webhookUrl === 'string' && fields.webhookUrl.trim()) {
+		update.action = { type: 'http_post', url: fields.webhookUrl.trim() };
+	}
+	if (fields.events !== undefined) update.filters = { events: toEventFilters(fields.events as IDataObject) };
+	const options = toHookOptions(fields.hookOptions as IDataObject | undefined);
+	if (options) update.options = options;
+
+	const body = validate(this.getNode(), definitionUpdateSchema, update, 'update', itemIndex);
+	const connection = await getConnection(this);
+	await apiRequest(this, 'PATCH', `/me/${uuid}`, { body, hookId: uuid, itemIndex }, connection);
+	// What the service answers to an update is not documented: read the hook back so the item is what it now holds.
+	const hook = await apiRequest(this, 'GET', `/me/${uuid}`, { schema: hookSchema, hookId: uuid, itemIndex }, connection);
+	return hook as IDataObject;
+}

@@ -1,0 +1,50 @@
+/**
+ * The item loop: each input item runs the chosen operation once; its output
+ * items are paired with it. With "On Error: Continue", a failing item becomes
+ * an error item and the next items still run.
+ */
+import type { IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+
+import * as hook from './hook';
+import * as secret from './secret';
+import type { Operation } from './types';
+
+const resources: Record<string, Record<string, Operation>> = {
+	hook: hook.operations,
+	secret: secret.operations,
+};
+
+export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	const items = this.getInputData();
+	const returnData: INodeExecutionData[] = [];
+
+	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		const resource = this.getNodeParameter('resource', itemIndex) as string;
+		const operation = this.getNodeParameter('operation', itemIndex) as string;
+		const run = resources[resource]?.[operation];
+		if (!run) {
+			throw new NodeOperationError(this.getNode(), `The operation "${operation}" of "${resource}" is not supported`, {
+				itemIndex,
+			});
+		}
+		try {
+			const result = await run.execute.call(this, itemIndex);
+			returnData.push(
+				...this.helpers.constructExecutionMetaData(this.helpers.returnJsonArray(result), {
+					itemData: { item: itemIndex },
+				}),
+			);
+		} catch (error) {
+			if (this.continueOnFail()) {
+				const { message, description } = error as { message: string; description?: string };
+				returnData.push({ json: { error: message, ...(description ? { description } : {}) }, pairedItem: { item: itemIndex } });
+				continue;
+			}
+			// Both constructors hand back an error of their own class unchanged (keeping its HTTP code).
+			if (error instanceof NodeApiError) throw new NodeApiError(this.getNode(), error as unknown as JsonObject);
+			throw new NodeOperationError(this.getNode(), error as Error, { itemIndex });
+		}
+	}
+	return [returnData];
+}

@@ -1,0 +1,78 @@
+/**
+ * The hook options of the real service: one list, shown in full by the action
+ * node's Register and Update, and in part by the trigger (which enables its
+ * hook itself and must not let it expire while the workflow is active).
+ */
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
+
+interface HookOption {
+	property: INodeProperties;
+	apiName: string;
+	forTrigger: boolean;
+}
+
+const flag = (displayName: string, name: string, apiName: string, description: string, forTrigger = true): HookOption => ({
+	property: { displayName, name, type: 'boolean', default: false, description },
+	apiName,
+	forTrigger,
+});
+
+const HOOK_OPTIONS: HookOption[] = [
+	flag('Decode Clarity Values', 'decodeClarityValues', 'decode_clarity_values', 'Whether to add decoded (human-readable) Clarity values next to the hex ones'),
+	flag('Enable on Registration', 'enableOnRegistration', 'enable_on_registration', 'Whether the hook starts enabled; otherwise it is registered disabled', false),
+	{
+		property: {
+			displayName: 'Expire After Evaluations',
+			name: 'expireAfterEvaluations',
+			type: 'number',
+			typeOptions: { minValue: 1, numberPrecision: 0 },
+			default: 1000,
+			description: 'Expire the hook after this many evaluated blocks',
+		},
+		apiName: 'expire_after_evaluations',
+		forTrigger: false,
+	},
+	{
+		property: {
+			displayName: 'Expire After Occurrences',
+			name: 'expireAfterOccurrences',
+			type: 'number',
+			typeOptions: { minValue: 1, numberPrecision: 0 },
+			default: 1,
+			description: 'Expire the hook after this many matches',
+		},
+		apiName: 'expire_after_occurrences',
+		forTrigger: false,
+	},
+	flag('Include Block Metadata', 'includeBlockMetadata', 'include_block_metadata', 'Whether to include block metadata in deliveries'),
+	flag('Include Block Signatures', 'includeBlockSignatures', 'include_block_signatures', 'Whether to include signer signatures of each block'),
+	flag('Include Contract ABI', 'includeContractAbi', 'include_contract_abi', 'Whether to include the ABI of deployed contracts'),
+	flag('Include Contract Source Code', 'includeContractSourceCode', 'include_contract_source_code', 'Whether to include the source code of deployed contracts'),
+	flag('Include Post Conditions', 'includePostConditions', 'include_post_conditions', 'Whether to include the post conditions of transactions'),
+	flag('Include Raw Transactions', 'includeRawTransactions', 'include_raw_transactions', 'Whether to include each transaction in its raw (hex) form'),
+];
+
+export function hookOptionsProperty(
+	target: 'action' | 'trigger',
+	overrides: Partial<INodeProperties> = {},
+): INodeProperties {
+	return {
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: HOOK_OPTIONS.filter((option) => target === 'action' || option.forTrigger).map((option) => option.property),
+		...overrides,
+	};
+}
+
+/** The chosen options in the service's snake_case; undefined when none is set. */
+export function toHookOptions(collection: IDataObject | undefined): IDataObject | undefined {
+	const options: IDataObject = {};
+	for (const { property, apiName } of HOOK_OPTIONS) {
+		const value = collection?.[property.name];
+		if (value !== undefined && value !== null && value !== '') options[apiName] = value;
+	}
+	return Object.keys(options).length ? options : undefined;
+}
