@@ -14,6 +14,7 @@ import type {
 	IHookFunctions,
 	IHttpRequestMethods,
 	IHttpRequestOptions,
+	INode,
 	ILoadOptionsFunctions,
 	IN8nHttpFullResponse,
 	JsonObject,
@@ -273,4 +274,10 @@ export async function apiRequest<T = undefined>(
 		}
 		return parsed.data;
 	}
+}
+
+/** The error as n8n reports it: NodeApiErrors and NodeOperationErrors unchanged (keeping their HTTP code), others wrapped. */
+export function asNodeError(node: INode, error: unknown, itemIndex?: number): NodeApiError | NodeOperationError {
+	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
+	return new NodeOperationError(node, error as Error, { itemIndex });
 }

@@ -3,8 +3,10 @@
  * items are paired with it. With "On Error: Continue", a failing item becomes
  * an error item and the next items still run.
  */
-import type { IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { asNodeError } from '../../shared/transport';
 
 import * as hook from './hook';
 import * as secret from './secret';
@@ -41,9 +43,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 				returnData.push({ json: { error: message, ...(description ? { description } : {}) }, pairedItem: { item: itemIndex } });
 				continue;
 			}
-			// Both constructors hand back an error of their own class unchanged (keeping its HTTP code).
-			if (error instanceof NodeApiError) throw new NodeApiError(this.getNode(), error as unknown as JsonObject);
-			throw new NodeOperationError(this.getNode(), error as Error, { itemIndex });
+			throw asNodeError(this.getNode(), error, itemIndex);
 		}
 	}
 	return [returnData];

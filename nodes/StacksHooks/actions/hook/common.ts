@@ -4,6 +4,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { UUID_PATTERN } from '../../../shared/constants';
 import { validate } from '../../../shared/definition';
+import { setHookEnabled } from '../../../shared/hooks';
 import { bulkFiltersSchema, bulkResultSchema, uuidSchema } from '../../../shared/schemas';
 import { apiRequest } from '../../../shared/transport';
 
@@ -56,7 +57,7 @@ export function getHookId(this: IExecuteFunctions, itemIndex: number): string {
 
 export async function setEnabled(this: IExecuteFunctions, itemIndex: number, enabled: boolean): Promise<IDataObject> {
 	const uuid = getHookId.call(this, itemIndex);
-	await apiRequest(this, 'PATCH', `/me/${uuid}/enabled`, { body: { enabled }, hookId: uuid, itemIndex });
+	await setHookEnabled(this, uuid, enabled, itemIndex);
 	return { uuid, enabled };
 }
 

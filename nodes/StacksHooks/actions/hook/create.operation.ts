@@ -4,8 +4,9 @@ import { jsonParse, NodeOperationError, updateDisplayOptions } from 'n8n-workflo
 import { buildDefinition, validate } from '../../../shared/definition';
 import { eventsProperty } from '../../../shared/eventFilters';
 import { hookOptionsProperty } from '../../../shared/hookOptions';
-import { definitionSchema, hookSchema } from '../../../shared/schemas';
-import { apiRequest, getConnection } from '../../../shared/transport';
+import { registerHook } from '../../../shared/hooks';
+import { definitionSchema } from '../../../shared/schemas';
+import { getConnection } from '../../../shared/transport';
 
 const properties: INodeProperties[] = [
 	{
@@ -98,6 +99,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 					},
 					itemIndex,
 				);
-	const hook = await apiRequest(this, 'POST', '/me/', { body: definition, schema: hookSchema, itemIndex }, connection);
-	return hook as IDataObject;
+	return (await registerHook(this, definition, itemIndex, connection)) as IDataObject;
 }

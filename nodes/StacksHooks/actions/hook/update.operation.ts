@@ -4,7 +4,8 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { validate } from '../../../shared/definition';
 import { eventsProperty, toEventFilters } from '../../../shared/eventFilters';
 import { hookOptionsProperty, toHookOptions } from '../../../shared/hookOptions';
-import { definitionUpdateSchema, hookSchema } from '../../../shared/schemas';
+import { getHook } from '../../../shared/hooks';
+import { definitionUpdateSchema } from '../../../shared/schemas';
 import { apiRequest, getConnection } from '../../../shared/transport';
 import { getHookId, hookIdLocator } from './common';
 
@@ -57,6 +58,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const connection = await getConnection(this);
 	await apiRequest(this, 'PATCH', `/me/${uuid}`, { body, hookId: uuid, itemIndex }, connection);
 	// What the service answers to an update is not documented: read the hook back so the item is what it now holds.
-	const hook = await apiRequest(this, 'GET', `/me/${uuid}`, { schema: hookSchema, hookId: uuid, itemIndex }, connection);
-	return hook as IDataObject;
+	return (await getHook(this, uuid, itemIndex, connection)) as IDataObject;
 }

@@ -1,0 +1,126 @@
+import type {
+	IDataObject,
+	IHookFunctions,
+	INodeType,
+	INodeTypeDescription,
+	IWebhookFunctions,
+	IWebhookResponseData,
+} from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+
+import { CREDENTIAL_TYPE } from '../shared/constants';
+import { deliveryToItems, type OutputMode, type RollbackMode } from '../shared/delivery';
+import { eventsProperty } from '../shared/eventFilters';
+import { hookOptionsProperty } from '../shared/hookOptions';
+import { deliverySchema, describeIssues } from '../shared/schemas';
+import { presentedSecrets, secretMatches } from './consumerSecret';
+import { checkExists, create, remove } from './lifecycle';
+
+export class StacksHooksTrigger implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Stacks Hooks Trigger',
+		name: 'stacksHooksTrigger',
+		icon: { light: 'file:stacksHooks.svg', dark: 'file:stacksHooks.dark.svg' },
+		group: ['trigger'],
+		version: 1,
+		subtitle: '={{ ($parameter["events"].filter || []).map(f => f.type).join(", ") }}',
+		description: 'Starts the workflow when matching events happen on the Stacks blockchain',
+		defaults: { name: 'Stacks Hooks Trigger' },
+		inputs: [],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: CREDENTIAL_TYPE, required: true }],
+		webhooks: [
+			{
+				name: 'default',
+				httpMethod: 'POST',
+				responseMode: 'onReceived',
+				path: 'webhook',
+			},
+		],
+		properties: [
+			{
+				displayName:
+					'On activation this registers a hook at the service that posts matching events to this workflow, and deletes it on deactivation. n8n must be reachable over HTTPS (set WEBHOOK_URL), and the credential needs the consumer secret.',
+				name: 'activationNotice',
+				type: 'notice',
+				default: '',
+			},
+			eventsProperty,
+			{
+				displayName: 'Hook Name',
+				name: 'hookName',
+				type: 'string',
+				default: '',
+				placeholder: 'n8n: My workflow (workflow ID)',
+				description: 'The name of the hook at the service. Leave empty for one that names n8n and this workflow.',
+			},
+			{
+				displayName: 'Output',
+				name: 'output',
+				type: 'options',
+				options: [
+					{ name: 'One Item per Transaction', value: 'transaction', description: 'Each matching transaction as an item' },
+					{ name: 'One Item per Block', value: 'block', description: 'Each block, with its matching transactions, as an item' },
+					{ name: 'Whole Delivery', value: 'delivery', description: 'The payload as the service sent it, as one item' },
+				],
+				default: 'transaction',
+			},
+			{
+				displayName: 'Rollbacks',
+				name: 'rollbacks',
+				type: 'options',
+				options: [
+					{
+						name: 'Include',
+						value: 'include',
+						description: 'Also output blocks a chain reorganisation undid, marked with direction "rollback"',
+					},
+					{ name: 'Ignore', value: 'ignore', description: 'Only output applied blocks' },
+				],
+				default: 'include',
+			},
+			hookOptionsProperty('trigger'),
+		],
+	};
+
+	webhookMethods = {
+		default: {
+			async checkExists(this: IHookFunctions): Promise<boolean> {
+				return await checkExists.call(this);
+			},
+			async create(this: IHookFunctions): Promise<boolean> {
+				return await create.call(this);
+			},
+			async delete(this: IHookFunctions): Promise<boolean> {
+				return await remove.call(this);
+			},
+		},
+	};
+
+	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+		const res = this.getResponseObject();
+		const credentials = await this.getCredentials(CREDENTIAL_TYPE);
+		const secret = typeof credentials.consumerSecret === 'string' ? credentials.consumerSecret : '';
+		if (!secretMatches(secret, presentedSecrets(this.getHeaderData() as IDataObject))) {
+			res.status(401).json({ error: 'Unauthorized', details: 'Missing or wrong consumer secret' });
+			return { noWebhookResponse: true };
+		}
+
+		const parsed = deliverySchema.safeParse(this.getBodyData());
+		if (!parsed.success) {
+			res.status(400).json({ error: 'Bad Request', details: `Not a hook delivery: ${describeIssues(parsed.error)}` });
+			return { noWebhookResponse: true };
+		}
+
+		const items = deliveryToItems(
+			parsed.data,
+			this.getNodeParameter('output', 'transaction') as OutputMode,
+			this.getNodeParameter('rollbacks', 'include') as RollbackMode,
+		);
+		if (items.length === 0) return { webhookResponse: { received: true, items: 0 } };
+		return {
+			webhookResponse: { received: true, items: items.length },
+			workflowData: [this.helpers.returnJsonArray(items)],
+		};
+	}
+}

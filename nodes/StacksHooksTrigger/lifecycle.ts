@@ -1,0 +1,167 @@
+/**
+ * The trigger's hook at the service, from activation to deactivation: one
+ * hook per webhook URL, enabled, remembered by UUID in the node's static data,
+ * replaced (not duplicated) when the parameters change, adopted (not
+ * duplicated) when it exists but was forgotten, and deleted by UUID on
+ * deactivation. It never deletes a hook it did not register.
+ */
+import type { IDataObject, IHookFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { buildDefinition } from '../shared/definition';
+import { deleteHook, getHook, isNotFound, listHooks, registerHook, setHookEnabled } from '../shared/hooks';
+import type { Definition, Hook } from '../shared/schemas';
+import { asNodeError, type Connection, getConnection } from '../shared/transport';
+
+interface StoredHook {
+	hookId: string;
+	webhookUrl: string;
+}
+
+/** Test listening ("Listen for test event") and activation each keep their own hook. */
+function slotName(ctx: IHookFunctions): 'test' | 'production' {
+	return ctx.getMode() === 'manual' ? 'test' : 'production';
+}
+
+function stored(ctx: IHookFunctions): StoredHook | undefined {
+	const data = ctx.getWorkflowStaticData('node');
+	const slot = data[slotName(ctx)] as IDataObject | undefined;
+	return slot && typeof slot.hookId === 'string' ? (slot as unknown as StoredHook) : undefined;
+}
+
+function remember(ctx: IHookFunctions, hook: StoredHook | undefined): void {
+	const data = ctx.getWorkflowStaticData('node');
+	if (hook) data[slotName(ctx)] = { ...hook };
+	else delete data[slotName(ctx)];
+}
+
+export function defaultHookName(ctx: IHookFunctions): string {
+	const workflow = ctx.getWorkflow();
+	return `n8n: ${workflow.name ?? 'workflow'} (${workflow.id ?? 'unsaved'})${slotName(ctx) === 'test' ? ' [test]' : ''}`;
+}
+
+function desiredDefinition(ctx: IHookFunctions, connection: Connection, webhookUrl: string): Definition {
+	const name = (ctx.getNodeParameter('hookName', '') as string).trim();
+	return buildDefinition(ctx.getNode(), {
+		name: name || defaultHookName(ctx),
+		webhookUrl,
+		network: connection.network,
+		events: ctx.getNodeParameter('events', {}) as IDataObject,
+		options: ctx.getNodeParameter('options', {}) as IDataObject,
+	});
+}
+
+/** Key-order-independent JSON, with options that are off left out (the service may echo them as false or null). */
+function canonical(value: unknown): string {
+	if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+	if (value && typeof value === 'object') {
+		const entries = Object.entries(value as IDataObject)
+			.filter(([, v]) => v !== undefined && v !== null && v !== false)
+			.sort(([a], [b]) => a.localeCompare(b));
+		return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+	}
+	return JSON.stringify(value);
+}
+
+function fingerprint(definition: Pick<Definition, 'name' | 'network' | 'filters' | 'action'> & { options?: unknown }): string {
+	return canonical({
+		name: definition.name,
+		network: definition.network,
+		events: definition.filters.events,
+		options: definition.options ?? {},
+		url: definition.action.url,
+	});
+}
+
+function sameHook(hook: Hook, desired: Definition): boolean {
+	return fingerprint(hook.definition as unknown as Definition) === fingerprint(desired);
+}
+
+function webhookUrlOf(ctx: IHookFunctions): string {
+	return ctx.getNodeWebhookUrl('default') ?? '';
+}
+
+async function ensureEnabled(ctx: IHookFunctions, hook: Hook, connection: Connection): Promise<void> {
+	if (!hook.status.enabled) await setHookEnabled(ctx, hook.uuid, true, undefined, connection);
+}
+
+export async function checkExists(this: IHookFunctions): Promise<boolean> {
+	const connection = await getConnection(this);
+	const webhookUrl = webhookUrlOf(this);
+	const https = webhookUrl.toLowerCase().startsWith('https://');
+	const desired = https ? desiredDefinition(this, connection, webhookUrl) : undefined;
+
+	const known = stored(this);
+	if (known) {
+		let hook: Hook | undefined;
+		try {
+			hook = await getHook(this, known.hookId, undefined, connection);
+		} catch (error) {
+			if (!isNotFound(error)) throw asNodeError(this.getNode(), error);
+		}
+		if (hook && desired && sameHook(hook, desired)) {
+			await ensureEnabled(this, hook, connection);
+			return true;
+		}
+		// Gone, or registered with other parameters or for another URL: replace it, leaving nothing behind.
+		if (hook) await deleteQuietlyIfGone(this, hook.uuid, connection);
+		remember(this, undefined);
+	}
+	if (!desired) return false;
+
+	// A hook this node registered for this very URL, forgotten (static data lost): adopt it.
+	const hooks = await listHooks(this);
+	const ours = hooks.find((hook) => hook.definition.action.url === webhookUrl && sameHook(hook, desired));
+	if (!ours) return false;
+	await ensureEnabled(this, ours, connection);
+	remember(this, { hookId: ours.uuid, webhookUrl });
+	return true;
+}
+
+async function deleteQuietlyIfGone(ctx: IHookFunctions, uuid: string, connection: Connection): Promise<void> {
+	try {
+		await deleteHook(ctx, uuid, undefined, connection);
+	} catch (error) {
+		if (!isNotFound(error)) throw asNodeError(ctx.getNode(), error);
+	}
+}
+
+export async function create(this: IHookFunctions): Promise<boolean> {
+	const connection = await getConnection(this);
+	const webhookUrl = webhookUrlOf(this);
+	if (!webhookUrl.toLowerCase().startsWith('https://')) {
+		throw new NodeOperationError(this.getNode(), `n8n's webhook URL (${webhookUrl}) is not HTTPS`, {
+			description:
+				'The service only posts to HTTPS addresses. Set WEBHOOK_URL to the public https:// address of this n8n (a reverse proxy with a certificate, or a tunnel) and restart n8n.',
+		});
+	}
+	if (!connection.consumerSecret) {
+		throw new NodeOperationError(this.getNode(), 'The Stacks Hooks API credential has no Consumer Secret', {
+			description:
+				'The trigger checks every delivery against the account\'s consumer secret. Get it with the Stacks Hooks node (Resource: Consumer Secret, Operation: Rotate) and put it in the credential\'s Consumer Secret field.',
+		});
+	}
+	const hook = await registerHook(this, desiredDefinition(this, connection, webhookUrl), undefined, connection);
+	try {
+		await setHookEnabled(this, hook.uuid, true, undefined, connection);
+	} catch (error) {
+		// A registered hook that cannot be enabled is removed again: no orphan at the service.
+		try {
+			await deleteQuietlyIfGone(this, hook.uuid, connection);
+		} catch (cleanupError) {
+			throw new NodeOperationError(this.getNode(), error as Error, {
+				description: `Enabling the new hook failed, and removing it failed too (${(cleanupError as Error).message}). Delete hook ${hook.uuid} with the Stacks Hooks node before activating again.`,
+			});
+		}
+		throw asNodeError(this.getNode(), error);
+	}
+	remember(this, { hookId: hook.uuid, webhookUrl });
+	return true;
+}
+
+export async function remove(this: IHookFunctions): Promise<boolean> {
+	const known = stored(this);
+	if (known) await deleteQuietlyIfGone(this, known.hookId, await getConnection(this));
+	remember(this, undefined);
+	return true;
+}

@@ -1,0 +1,83 @@
+/**
+ * A delivery from the service turned into workflow items: one per
+ * transaction (default), one per block, or the whole payload. Rolled-back
+ * blocks come first, as the chain undid them before applying the new ones,
+ * each item marked with its direction.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import type { DeliveredBlock, Delivery } from './schemas';
+
+export type OutputMode = 'transaction' | 'block' | 'delivery';
+export type RollbackMode = 'include' | 'ignore';
+type Direction = 'apply' | 'rollback';
+
+interface TransactionLike {
+	transaction_identifier?: { hash?: unknown };
+	operations?: unknown;
+	metadata?: IDataObject;
+}
+
+function blockFields(block: DeliveredBlock): IDataObject {
+	return {
+		blockHeight: block.block_identifier.index,
+		blockHash: block.block_identifier.hash,
+		blockTimestamp: block.timestamp ?? null,
+	};
+}
+
+function transactionItem(head: IDataObject, raw: unknown): IDataObject {
+	const tx = (raw ?? {}) as TransactionLike;
+	const metadata = tx.metadata ?? {};
+	return {
+		...head,
+		txHash: tx.transaction_identifier?.hash ?? null,
+		txType: metadata.type ?? null,
+		txStatus: metadata.status ?? null,
+		sender: metadata.sender_address ?? null,
+		fee: metadata.fee_rate ?? null,
+		nonce: metadata.nonce ?? null,
+		position: (metadata.position as IDataObject | undefined)?.index ?? null,
+		operations: Array.isArray(tx.operations) ? (tx.operations as IDataObject[]) : [],
+		metadata,
+	};
+}
+
+/** The blocks to report, rollbacks first, with their direction. */
+function blocksOf(delivery: Delivery, rollbacks: RollbackMode): Array<[Direction, DeliveredBlock]> {
+	const undone = rollbacks === 'include' ? delivery.event.rollback.map((block) => ['rollback', block] as [Direction, DeliveredBlock]) : [];
+	return [...undone, ...delivery.event.apply.map((block) => ['apply', block] as [Direction, DeliveredBlock])];
+}
+
+export function deliveryToItems(delivery: Delivery, output: OutputMode, rollbacks: RollbackMode): IDataObject[] {
+	const common: IDataObject = {
+		hookUuid: delivery.chainhook.uuid,
+		hookName: delivery.chainhook.name ?? null,
+		network: delivery.event.network,
+	};
+	const blocks = blocksOf(delivery, rollbacks);
+	if (blocks.length === 0) return [];
+
+	if (output === 'delivery') {
+		const [, last] = blocks[blocks.length - 1];
+		const event = rollbacks === 'include' ? delivery.event : { ...delivery.event, rollback: [] };
+		return [{ ...common, ...blockFields(last), chainhook: delivery.chainhook, event }];
+	}
+
+	const items: IDataObject[] = [];
+	for (const [direction, block] of blocks) {
+		const head: IDataObject = { direction, ...common, ...blockFields(block) };
+		if (output === 'block') {
+			items.push({
+				...head,
+				parentBlockHash: (block.parent_block_identifier as IDataObject | undefined)?.hash ?? null,
+				transactionCount: block.transactions.length,
+				transactions: block.transactions as IDataObject[],
+				metadata: (block.metadata as IDataObject | undefined) ?? {},
+			});
+		} else {
+			for (const tx of block.transactions) items.push(transactionItem(head, tx));
+		}
+	}
+	return items;
+}
