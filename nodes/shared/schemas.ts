@@ -116,7 +116,17 @@ export const definitionSchema = z
 		version: z.literal('1'),
 		chain: z.literal('stacks'),
 		network: z.enum(['testnet', 'mainnet']),
-		filters: z.object({ events: z.array(eventFilterSchema).min(1, 'needs at least one event filter') }).strict(),
+		// A missing `filters` is reported as the service words it: "filters.events is required".
+		filters: z.preprocess(
+			(value) => value ?? {},
+			z
+				.object({
+					events: z
+						.array(eventFilterSchema, { required_error: 'is required' })
+						.min(1, 'needs at least one event filter'),
+				})
+				.strict(),
+		),
 		options: hookOptionsSchema.nullable().optional(),
 		action: actionSchema,
 	})
