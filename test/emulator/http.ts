@@ -1,0 +1,117 @@
+/** Small HTTP helpers shared by the API and the control endpoints. */
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+
+export interface Reply {
+	status: number;
+	body?: unknown;
+	headers?: Record<string, string>;
+}
+
+/** Thrown by handlers; becomes an error answer `{error, details}`. */
+export class HttpError extends Error {
+	constructor(
+		readonly status: number,
+		readonly details: string,
+		readonly headers: Record<string, string> = {},
+	) {
+		super(details);
+	}
+}
+
+export function errorBody(status: number, details: string): { error: string; details: string } {
+	return { error: STATUS_CODES[status] ?? 'Error', details };
+}
+
+export function errorReply(error: HttpError): Reply {
+	return {
+		status: error.status,
+		body: errorBody(error.status, error.details),
+		headers: error.headers,
+	};
+}
+
+export function badRequest(details: string): HttpError {
+	return new HttpError(400, details);
+}
+
+export interface RawBody {
+	text: string;
+	tooLarge: boolean;
+}
+
+/** Reads the whole body, keeping at most `limit` bytes (the rest is drained so the client gets its answer). */
+export async function readBody(request: IncomingMessage, limit: number): Promise<RawBody> {
+	const chunks: Buffer[] = [];
+	let size = 0;
+	for await (const chunk of request) {
+		const buffer = chunk as Buffer;
+		size += buffer.length;
+		if (size <= limit) chunks.push(buffer);
+	}
+	return { text: Buffer.concat(chunks).toString('utf8'), tooLarge: size > limit };
+}
+
+/** What a recorded request shows as its body. */
+export function recordedBody(raw: RawBody): unknown {
+	if (raw.text === '') return undefined;
+	try {
+		return JSON.parse(raw.text) as unknown;
+	} catch {
+		return raw.text;
+	}
+}
+
+function isJsonMediaType(contentType: string | undefined): boolean {
+	return contentType?.split(';')[0].trim().toLowerCase() === 'application/json';
+}
+
+/** The JSON body, or undefined when there is none; 400 on a body that is too large, not JSON or not declared as JSON. */
+export function jsonBody(request: IncomingMessage, raw: RawBody, limit: number): unknown {
+	if (raw.tooLarge) throw badRequest(`Request body exceeds ${limit} bytes`);
+	if (raw.text === '') return undefined;
+	if (!isJsonMediaType(request.headers['content-type'])) {
+		throw badRequest('Content-Type must be application/json');
+	}
+	try {
+		return JSON.parse(raw.text) as unknown;
+	} catch {
+		throw badRequest('Request body is not valid JSON');
+	}
+}
+
+export function send(response: ServerResponse, reply: Reply): void {
+	const headers: Record<string, string> = { ...reply.headers };
+	if (reply.body === undefined) {
+		response.writeHead(reply.status, headers).end();
+		return;
+	}
+	const data = JSON.stringify(reply.body);
+	headers['content-type'] = 'application/json; charset=utf-8';
+	headers['content-length'] = String(Buffer.byteLength(data));
+	response.writeHead(reply.status, headers).end(data);
+}
+
+/** A path pattern and the handler of each method it answers. */
+export interface Route<H> {
+	pattern: RegExp;
+	methods: Partial<Record<string, H>>;
+}
+
+/** The handler for method and path; 405 (HttpError) for a known path with another method; null when no route matches. */
+export function route<H>(
+	routes: Array<Route<H>>,
+	method: string,
+	path: string,
+): { handler: H; params: string[] } | null {
+	for (const { pattern, methods } of routes) {
+		const match = pattern.exec(path);
+		if (!match) continue;
+		const handler = methods[method];
+		if (!handler) {
+			const allow = Object.keys(methods).join(', ');
+			throw new HttpError(405, `${method} is not allowed here; allowed: ${allow}`, { allow });
+		}
+		return { handler, params: match.slice(1) };
+	}
+	return null;
+}

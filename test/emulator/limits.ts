@@ -1,0 +1,82 @@
+/** Rate limiting (fixed window per bucket) and injected faults for the next N API requests. */
+import type { FaultMatch, FaultOptions, RateLimit } from './types';
+
+export interface RateDecision {
+	limited: boolean;
+	headers: Record<string, string>;
+	/** Seconds until the window resets, at least 1. */
+	secondsToReset: number;
+}
+
+export class RateLimiter {
+	private readonly windows = new Map<string, { start: number; count: number }>();
+
+	constructor(private readonly config: () => RateLimit | null) {}
+
+	/** Counts one request against the bucket; null when rate limiting is off. */
+	take(bucket: string, now: number): RateDecision | null {
+		const limit = this.config();
+		if (!limit) return null;
+		let window = this.windows.get(bucket);
+		if (!window || now >= window.start + limit.windowMs) {
+			window = { start: now, count: 0 };
+			this.windows.set(bucket, window);
+		}
+		window.count += 1;
+		const resetAt = window.start + limit.windowMs;
+		return {
+			limited: window.count > limit.limit,
+			headers: {
+				'ratelimit-limit': String(limit.limit),
+				'ratelimit-remaining': String(Math.max(0, limit.limit - window.count)),
+				'ratelimit-reset': String(Math.ceil(resetAt / 1000)),
+			},
+			secondsToReset: Math.max(1, Math.ceil((resetAt - now) / 1000)),
+		};
+	}
+
+	clear(): void {
+		this.windows.clear();
+	}
+}
+
+export interface Fault extends FaultOptions {
+	status: number;
+}
+
+export class Faults {
+	private pending: { remaining: number; fault: Fault } | null = null;
+
+	/** Replaces whatever was armed before. */
+	arm(count: number, fault: Fault): void {
+		if (!Number.isInteger(count) || count < 0)
+			throw new Error('count must be a non-negative integer');
+		if (!Number.isInteger(fault.status) || fault.status < 100 || fault.status > 599) {
+			throw new Error('status must be an HTTP status code');
+		}
+		this.pending = count > 0 ? { remaining: count, fault } : null;
+	}
+
+	/** The fault for this request, if one is armed and matches it. */
+	take(request: { method: string; path: string }): Fault | null {
+		if (!this.pending || !matches(this.pending.fault.match, request)) return null;
+		const { fault } = this.pending;
+		this.pending.remaining -= 1;
+		if (this.pending.remaining === 0) this.pending = null;
+		return fault;
+	}
+
+	clear(): void {
+		this.pending = null;
+	}
+}
+
+function matches(
+	match: FaultMatch | undefined,
+	request: { method: string; path: string },
+): boolean {
+	if (match?.method !== undefined && match.method.toUpperCase() !== request.method.toUpperCase())
+		return false;
+	if (match?.path instanceof RegExp) return match.path.test(request.path);
+	return match?.path === undefined || request.path.includes(match.path);
+}

@@ -1,0 +1,130 @@
+import type { IncomingHttpHeaders } from 'node:http';
+
+import type {
+	Chainhook,
+	ChainhookEvent,
+	ChainhookNetwork,
+} from '@hirosystems/chainhooks-client/schemas';
+
+import type { Block, BlockInput } from './chain';
+
+export type Network = ChainhookNetwork;
+export type HookRecord = Chainhook;
+export type DeliveryPayload = ChainhookEvent;
+export type SecretHeader =
+	| 'x-hook-consumer-secret'
+	| 'x-chainhook-consumer-secret'
+	| 'authorization';
+export type Direction = 'apply' | 'rollback';
+
+export interface RateLimit {
+	limit: number;
+	windowMs: number;
+}
+
+export interface EmulatorOptions {
+	/** Default '127.0.0.1'. */
+	host?: string;
+	/** Default 0: a free port. */
+	port?: number;
+	/** Default 'testnet'; registering a hook for the other network answers 400. */
+	network?: Network;
+	/** Default [{ apiKey: 'test-api-key' }]; a missing secret is generated (32 random bytes, hex). */
+	accounts?: Array<{ apiKey: string; consumerSecret?: string }>;
+	/** Per API key, fixed window. Default { limit: 1000, windowMs: 60000 }; null: no limit and no rate-limit headers. */
+	rateLimit?: RateLimit | null;
+	/** Value of retry-after on 429; default: seconds until the window resets, at least 1. */
+	retryAfterSeconds?: number;
+	/** Added before every API answer. Default 0. */
+	latencyMs?: number;
+	/** Default 1000. */
+	maxHooksPerAccount?: number;
+	/** How deliveries carry the consumer secret. Default 'x-hook-consumer-secret'; 'authorization' sends `Bearer <secret>`. */
+	secretHeader?: SecretHeader;
+	/** CA or certificate to trust for https deliveries (a self-signed receiver). */
+	deliveryCa?: string | Buffer;
+	/** Skip certificate verification on https deliveries. */
+	deliveryInsecure?: boolean;
+	/** Default false: action.url must be https. Only for local demos. */
+	allowHttpWebhooks?: boolean;
+}
+
+export type ConfigPatch = Partial<
+	Pick<
+		EmulatorOptions,
+		'rateLimit' | 'retryAfterSeconds' | 'latencyMs' | 'maxHooksPerAccount' | 'secretHeader'
+	>
+>;
+
+export interface RecordedRequest {
+	method: string;
+	/** The path as received, prefix included (e.g. '/hooks/v1/me/'). */
+	path: string;
+	query: Record<string, string>;
+	headers: IncomingHttpHeaders;
+	/** Parsed JSON; the raw text when it is not JSON; undefined when there was no body. */
+	body: unknown;
+	/** Status answered; 0 while the answer is pending. */
+	status: number;
+	/** Arrival time, ms since the epoch. */
+	at: number;
+}
+
+export interface DeliveryReport {
+	hookUuid: string;
+	url: string;
+	/** Status the receiver answered; null when no answer came (network error, timeout, TLS failure). */
+	status: number | null;
+	/** Set when the delivery failed: a non-2xx status or the network error. */
+	error?: string;
+	payload: DeliveryPayload;
+	/** When the POST finished, ms since the epoch. */
+	at: number;
+	blockHeight: number;
+	direction: Direction;
+}
+
+export interface FaultMatch {
+	/** Only requests with this method (case-insensitive). */
+	method?: string;
+	/** Only requests whose path (as received, prefix included) contains this string or matches this RegExp. */
+	path?: string | RegExp;
+}
+
+export interface FaultOptions {
+	/** Fail only the requests that match; the others are served and do not use up the count. */
+	match?: FaultMatch;
+	/** retry-after value; null sends none. Default: for 429 the configured/computed retry-after, else none. */
+	retryAfter?: string | null;
+	/** Answer body. Default: { error, details: 'Injected fault' }. */
+	body?: unknown;
+}
+
+export interface Emulator {
+	/** Base address ending in '/hooks/v1'. */
+	url: string;
+	/** 'http://127.0.0.1:PORT'. */
+	origin: string;
+	port: number;
+	close(): Promise<void>;
+	/** Current hooks (deep copies), in creation order; of every account when apiKey is omitted. */
+	hooks(apiKey?: string): HookRecord[];
+	/** Every API request received, in arrival order; control endpoints excluded. */
+	requests: RecordedRequest[];
+	clearRequests(): void;
+	/** Drops hooks, blocks, requests, deliveries, faults and rate-limit counters; keeps accounts, secrets and config. */
+	reset(): void;
+	/** Applies the keys given; `retryAfterSeconds: undefined` restores the computed retry-after. */
+	configure(patch: ConfigPatch): void;
+	/** The next `count` API requests (that match opts.match) are answered with `status` (default 429) instead of being served. */
+	failNext(count: number, status?: number, opts?: FaultOptions): void;
+	/** The account's consumer secret (first account when apiKey is omitted); null when deleted; throws on an unknown key. */
+	consumerSecret(apiKey?: string): string | null;
+	/** Stores the block (by height) and delivers it to every enabled matching hook; resolves when all POSTs finished. */
+	injectBlock(block: BlockInput | Block): Promise<DeliveryReport[]>;
+	/** Delivers the block in `rollback`, and drops it from the store when it is the stored block of its height. */
+	injectRollback(block: BlockInput | Block): Promise<DeliveryReport[]>;
+	/** Resolves once the background work started by API calls (evaluate) has finished. */
+	settled(): Promise<void>;
+	deliveries: DeliveryReport[];
+}
