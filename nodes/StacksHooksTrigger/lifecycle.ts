@@ -3,7 +3,8 @@
  * hook per webhook URL, enabled, remembered by UUID in the node's static data,
  * replaced (not duplicated) when the parameters change, adopted (not
  * duplicated) when it exists but was forgotten, and deleted by UUID on
- * deactivation. It never deletes a hook it did not register.
+ * deactivation. It never deletes a hook it did not register: only hooks
+ * whose action URL is this node's own webhook URL are ever touched.
  */
 import type { IDataObject, IHookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
@@ -109,12 +110,16 @@ export async function checkExists(this: IHookFunctions): Promise<boolean> {
 	}
 	if (!desired) return false;
 
-	// A hook this node registered for this very URL, forgotten (static data lost): adopt it.
-	const hooks = await listHooks(this);
-	const ours = hooks.find((hook) => hook.definition.action.url === webhookUrl && sameHook(hook, desired));
-	if (!ours) return false;
-	await ensureEnabled(this, ours, connection);
-	remember(this, { hookId: ours.uuid, webhookUrl });
+	// Hooks posting to this very URL were registered by this node (n8n makes the URL unique to it)
+	// and then forgotten, e.g. with lost static data: adopt the one that fits, remove the stale rest.
+	const mine = (await listHooks(this)).filter((hook) => hook.definition.action.url === webhookUrl);
+	const keep = mine.find((hook) => sameHook(hook, desired));
+	for (const stale of mine) {
+		if (stale !== keep) await deleteQuietlyIfGone(this, stale.uuid, connection);
+	}
+	if (!keep) return false;
+	await ensureEnabled(this, keep, connection);
+	remember(this, { hookId: keep.uuid, webhookUrl });
 	return true;
 }
 

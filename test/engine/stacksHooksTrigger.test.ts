@@ -152,17 +152,40 @@ describe('activation', () => {
 		expect(emu.hooks(API_KEY)).toHaveLength(1);
 	});
 
-	it('never deletes a hook it did not register', async () => {
-		const foreign = { ...parameters(), events: stxTransferFrom(BOB) };
-		await activate({}, { parameters: foreign });
+	it('replaces a forgotten hook for this URL whose parameters changed, and clears duplicates', async () => {
+		// Two hooks for this node's URL, left by an earlier life whose static data is gone.
+		for (const name of ['n8n: Payments (wf42)', 'older copy']) {
+			const answer = await fetch(`${emu.url}/me/`, {
+				method: 'POST',
+				headers: { 'x-api-key': API_KEY, 'content-type': 'application/json' },
+				body: JSON.stringify({
+					name,
+					version: '1',
+					chain: 'stacks',
+					network: 'testnet',
+					filters: { events: [{ type: 'stx_transfer', sender: BOB }] },
+					action: { type: 'http_post', url: WEBHOOK },
+				}),
+			});
+			expect(answer.status).toBe(200);
+		}
+		const staticData: IDataObject = {};
+		await activate(staticData);
+		const hooks = emu.hooks(API_KEY);
+		expect(hooks).toHaveLength(1);
+		expect(hooks[0].definition.filters.events).toEqual([{ type: 'stx_transfer', sender: ALICE }]);
+		expect(staticData.production).toMatchObject({ hookId: hooks[0].uuid });
+	});
+
+	it('never touches a hook it did not register (another URL), not even on deactivation', async () => {
+		const other = 'https://127.0.0.1:9/webhook/someone-else/webhook';
+		await activate({}, { webhookUrl: other });
 		const [theirs] = emu.hooks(API_KEY);
 		const staticData: IDataObject = {};
 		await activate(staticData);
-		const uuids = emu.hooks(API_KEY).map((hook) => hook.uuid);
-		expect(uuids).toHaveLength(2);
-		expect(uuids).toContain(theirs.uuid);
+		expect(emu.hooks(API_KEY).map((hook) => hook.uuid)).toEqual([theirs.uuid, expect.any(String)]);
 		await lifecycle('delete', staticData);
-		expect(emu.hooks(API_KEY).map((hook) => hook.uuid)).toEqual([theirs.uuid]);
+		expect(emu.hooks(API_KEY)).toEqual([expect.objectContaining({ uuid: theirs.uuid, status: expect.objectContaining({ enabled: true }) })]);
 	});
 
 	it('keeps test listening and activation apart, each with its own hook', async () => {
