@@ -22,7 +22,11 @@ export class StacksHooksTrigger implements INodeType {
 		name: 'stacksHooksTrigger',
 		icon: { light: 'file:stacksHooks.svg', dark: 'file:stacksHooks.dark.svg' },
 		group: ['trigger'],
-		version: 1,
+		// 1.1 behaves exactly as 1. It exists because n8n evaluates a legacy expression (the Webhook
+		// node v1's binaryData option) for every request to a node of typeVersion 1, before calling
+		// webhook(): a sandboxed evaluation that costs more than everything else a delivery needs.
+		version: [1, 1.1],
+		defaultVersion: 1.1,
 		subtitle: '={{ ($parameter["events"].filter || []).map(f => f.type).join(", ") }}',
 		description: 'Starts the workflow when matching events happen on the Stacks blockchain',
 		defaults: { name: 'Stacks Hooks Trigger' },
@@ -98,18 +102,23 @@ export class StacksHooksTrigger implements INodeType {
 	};
 
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+		// Every answer is written here, deliberately: left to n8n, an "onReceived" trigger
+		// answers with its response-data setting instead.
 		const res = this.getResponseObject();
+		const answer = (status: number, body: IDataObject): IWebhookResponseData => {
+			res.status(status).json(body);
+			return { noWebhookResponse: true };
+		};
+
 		const credentials = await this.getCredentials(CREDENTIAL_TYPE);
 		const secret = typeof credentials.consumerSecret === 'string' ? credentials.consumerSecret : '';
 		if (!secretMatches(secret, presentedSecrets(this.getHeaderData() as IDataObject))) {
-			res.status(401).json({ error: 'Unauthorized', details: 'Missing or wrong consumer secret' });
-			return { noWebhookResponse: true };
+			return answer(401, { error: 'Unauthorized', details: 'Missing or wrong consumer secret' });
 		}
 
 		const parsed = deliverySchema.safeParse(this.getBodyData());
 		if (!parsed.success) {
-			res.status(400).json({ error: 'Bad Request', details: `Not a hook delivery: ${describeIssues(parsed.error)}` });
-			return { noWebhookResponse: true };
+			return answer(400, { error: 'Bad Request', details: `Not a hook delivery: ${describeIssues(parsed.error)}` });
 		}
 
 		const items = deliveryToItems(
@@ -117,10 +126,9 @@ export class StacksHooksTrigger implements INodeType {
 			this.getNodeParameter('output', 'transaction') as OutputMode,
 			this.getNodeParameter('rollbacks', 'include') as RollbackMode,
 		);
-		if (items.length === 0) return { webhookResponse: { received: true, items: 0 } };
-		return {
-			webhookResponse: { received: true, items: items.length },
-			workflowData: [this.helpers.returnJsonArray(items)],
-		};
+		const response = answer(200, { received: true, items: items.length });
+		// Nothing left to output (e.g. only rollbacks, ignored): no execution.
+		if (items.length === 0) return response;
+		return { ...response, workflowData: [this.helpers.returnJsonArray(items)] };
 	}
 }
