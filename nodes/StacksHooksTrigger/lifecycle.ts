@@ -165,8 +165,17 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 }
 
 export async function remove(this: IHookFunctions): Promise<boolean> {
+	const connection = await getConnection(this);
 	const known = stored(this);
-	if (known) await deleteQuietlyIfGone(this, known.hookId, await getConnection(this));
+	if (known) {
+		await deleteQuietlyIfGone(this, known.hookId, connection);
+	} else {
+		// No UUID kept: n8n does not carry static data written while listening for a test event
+		// to the end of listening. The hooks posting to this node's own URL are its own.
+		const webhookUrl = webhookUrlOf(this);
+		const mine = (await listHooks(this)).filter((hook) => hook.definition.action.url === webhookUrl);
+		for (const hook of mine) await deleteQuietlyIfGone(this, hook.uuid, connection);
+	}
 	remember(this, undefined);
 	return true;
 }

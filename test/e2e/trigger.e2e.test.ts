@@ -36,9 +36,9 @@ const userFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'stacks-hooks-e2e-'));
 // A real n8n on 2 shared cores: a restart or an `n8n execute` takes 10-20 s.
 jest.setTimeout(180_000);
 
-function triggerWorkflow(sender: string): WorkflowJson {
+function triggerWorkflow(sender: string, webhookId = WEBHOOK_ID, name = 'STX from a sender'): WorkflowJson {
 	return {
-		name: 'STX from a sender',
+		name,
 		nodes: [
 			{
 				id: 'c1d6e7a8-1111-4b2c-9d3e-aaaaaaaaaaaa',
@@ -46,7 +46,7 @@ function triggerWorkflow(sender: string): WorkflowJson {
 				type: TRIGGER,
 				typeVersion: 1,
 				position: [0, 0],
-				webhookId: WEBHOOK_ID,
+				webhookId,
 				parameters: { events: { filter: [{ type: 'stx_transfer', sender }] } },
 				credentials: { stacksHooksApi: credential },
 			},
@@ -72,6 +72,12 @@ const items = (execution: Execution) =>
 
 async function executionCount(workflowId: string): Promise<number> {
 	return (await n8n.api.executions({ workflowId })).length;
+}
+
+/** The hooks at the emulator once `done` holds of them, or as they are after 10 s. */
+async function hooksOnceSettled(done: (count: number) => boolean) {
+	for (let waited = 0; !done(emu.hooks(API_KEY).length) && waited < 10_000; waited += 250) await sleep(250);
+	return emu.hooks(API_KEY);
 }
 
 /** Nothing new shows up: waits long enough for an execution to have been recorded if one had started. */
@@ -208,6 +214,40 @@ describe('Stacks Hooks Trigger in a real n8n', () => {
 		await n8n.api.deactivate(workflowId);
 		expect(emu.hooks(API_KEY)).toEqual([]);
 		expect((await n8n.api.getWorkflow(workflowId)).active).toBe(false);
+	});
+});
+
+describe('Listening for a test event in the editor', () => {
+	const TEST_WEBHOOK_ID = '7a2d9c41-5e3b-4f6a-8c1d-2b9e0f4a6d35';
+	const listen = (id: string) =>
+		n8n.api.rest('POST', `/workflows/${id}/run`, { triggerToStartFrom: { name: 'Stacks Hooks Trigger' } });
+
+	it('registers its own hook for the test URL, and removes it when listening is cancelled', async () => {
+		emu.reset();
+		const { id } = await n8n.api.createWorkflow(triggerWorkflow(ALICE, TEST_WEBHOOK_ID, 'Test listening'));
+		expect(await listen(id)).toMatchObject({ data: { waitingForWebhook: true } });
+		const hooks = emu.hooks(API_KEY);
+		expect(hooks).toHaveLength(1);
+		expect(hooks[0].definition.action.url).toBe(`${n8n.webhookBaseUrl}webhook-test/${TEST_WEBHOOK_ID}/webhook`);
+		expect(hooks[0].definition.name).toBe(`n8n: Test listening (${id}) [test]`);
+		expect(hooks[0].status.enabled).toBe(true);
+
+		// n8n removes test webhooks in the background once the cancel request is answered.
+		await n8n.api.rest('DELETE', `/test-webhook/${id}`);
+		expect(await hooksOnceSettled((count) => count === 0)).toEqual([]);
+	});
+
+	it('runs once on the first matching delivery, then removes its hook', async () => {
+		emu.reset();
+		const { id } = await n8n.api.createWorkflow(triggerWorkflow(ALICE, TEST_WEBHOOK_ID, 'Test delivery'));
+		await listen(id);
+		const [report] = await emu.injectBlock(transfers(ALICE, 2));
+		expect(report.status).toBe(200);
+		const [execution] = await n8n.api.waitForExecutions(id, 1);
+		expect(execution.mode).toBe('manual');
+		expect(items(execution)).toHaveLength(2);
+		// n8n ends test listening after one call; the trigger's delete then removes the test hook.
+		expect(await hooksOnceSettled((count) => count === 0)).toEqual([]);
 	});
 });
 

@@ -222,6 +222,17 @@ describe('deactivation', () => {
 		expect(staticData.production).toBeUndefined();
 	});
 
+	it('without a kept UUID (test listening), deletes the hooks posting to its own URL and no others', async () => {
+		const testUrl = WEBHOOK.replace('/webhook/', '/webhook-test/');
+		await activate({}, { webhookUrl: 'https://127.0.0.1:9/webhook/someone-else/webhook' });
+		await activate({}, { mode: 'manual', webhookUrl: testUrl });
+		expect(emu.hooks(API_KEY)).toHaveLength(2);
+		expect(await lifecycle('delete', {}, { mode: 'manual', webhookUrl: testUrl })).toBe(true);
+		expect(emu.hooks(API_KEY).map((hook) => hook.definition.action.url)).toEqual([
+			'https://127.0.0.1:9/webhook/someone-else/webhook',
+		]);
+	});
+
 	it('raises other errors and keeps the UUID so a retry can still delete it', async () => {
 		const staticData: IDataObject = {};
 		await activate(staticData);
