@@ -1,0 +1,148 @@
+/**
+ * A real browser for the editor check: Debian's Chromium (installed with
+ * apt-get when missing and we are root), driven by playwright-core, which
+ * downloads no browser. Every request to anywhere but the n8n under test is
+ * aborted, so the check never leaves this machine.
+ */
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+
+export const CHROMIUM_PATH = '/usr/bin/chromium';
+
+const CHROMIUM_ARGS = [
+	'--headless',
+	'--no-sandbox',
+	'--disable-gpu',
+	'--disable-quic',
+	'--no-first-run',
+	'--disable-background-networking',
+	'--disable-component-update',
+	'--disable-sync',
+];
+
+function runApt(args: string[]): void {
+	const result = spawnSync('apt-get', args, {
+		encoding: 'utf8',
+		env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+		timeout: 15 * 60_000,
+	});
+	if (result.error || result.status !== 0) {
+		const output = `${result.stdout ?? ''}\n${result.stderr ?? ''}`.trim().split('\n').slice(-20).join('\n');
+		throw new Error(
+			`\`apt-get ${args.join(' ')}\` failed (${result.error?.message ?? `exit ${result.status}`}):\n${output}\n` +
+				'Install Chromium by hand (apt-get install -y chromium) and run the tests again.',
+		);
+	}
+}
+
+/**
+ * The path of Debian's Chromium. On a machine without it, installs the
+ * `chromium` package with apt-get when running as root (about a minute); else
+ * says how to install it.
+ */
+export function ensureChromium(log: (message: string) => void = (message) => console.log(message)): string {
+	if (fs.existsSync(CHROMIUM_PATH)) return CHROMIUM_PATH;
+	if (process.getuid?.() !== 0) {
+		throw new Error(
+			`The browser check needs Chromium at ${CHROMIUM_PATH}, and only root can install it here. ` +
+				'Install it (sudo apt-get install -y chromium) and run the tests again.',
+		);
+	}
+	log(`Chromium is missing at ${CHROMIUM_PATH}: installing Debian's chromium package (apt-get, about a minute)…`);
+	runApt(['update']);
+	runApt(['install', '-y', 'chromium']);
+	if (!fs.existsSync(CHROMIUM_PATH)) {
+		throw new Error(`apt-get installed chromium, but ${CHROMIUM_PATH} is still missing.`);
+	}
+	log('Chromium installed.');
+	return CHROMIUM_PATH;
+}
+
+export interface EditorBrowser {
+	browser: Browser;
+	context: BrowserContext;
+	page: Page;
+	/** Requests the browser tried to make to anywhere but n8n (all aborted). */
+	blocked: string[];
+	close(): Promise<void>;
+}
+
+/** Headless Chromium with a page on `baseUrl`'s origin; everything else is refused. Self-signed HTTPS is accepted. */
+export async function openBrowser(baseUrl: string): Promise<EditorBrowser> {
+	const browser = await chromium.launch({ executablePath: ensureChromium(), headless: true, args: CHROMIUM_ARGS });
+	const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1440, height: 900 } });
+	const origin = new URL(baseUrl).origin;
+	const blocked: string[] = [];
+	await context.route(
+		(url) => url.origin !== origin && url.protocol !== 'data:' && url.protocol !== 'blob:',
+		(route) => {
+			blocked.push(route.request().url());
+			return route.abort('blockedbyclient');
+		},
+	);
+	const page = await context.newPage();
+	return { browser, context, page, blocked, close: () => browser.close() };
+}
+
+/** Signs in on n8n's sign-in page and waits for the app to leave it. */
+export async function signIn(page: Page, baseUrl: string, email: string, password: string): Promise<void> {
+	await page.goto(`${baseUrl}/signin`);
+	await page.fill('input[name=emailOrLdapLoginId]', email);
+	await page.fill('input[name=password]', password);
+	await page.click('[data-test-id=form-submit-button]');
+	await page.waitForURL((url) => !url.pathname.startsWith('/signin'), { timeout: 30_000 });
+}
+
+/** Opens a workflow in the editor and waits for its nodes; closes the "Production Checklist" pop-over if it shows. */
+export async function openWorkflow(page: Page, baseUrl: string, workflowId: string): Promise<void> {
+	await page.goto(`${baseUrl}/workflow/${workflowId}`);
+	await page.waitForSelector('[data-test-id=canvas-node]', { timeout: 30_000 });
+	await page.waitForLoadState('networkidle').catch(() => undefined);
+	// Published workflows get the pop-over a moment after they render.
+	const checklistClose = page.locator('[data-test-id=suggested-actions-close]');
+	const shown = await checklistClose
+		.waitFor({ state: 'visible', timeout: 3000 })
+		.then(() => true)
+		.catch(() => false);
+	if (shown) await checklistClose.click();
+	await page.waitForTimeout(500);
+}
+
+export const canvasNode = (page: Page, name: string) =>
+	page.locator(`[data-test-id=canvas-node][data-node-name="${name}"]`);
+
+/** Double-clicks a node on the canvas and waits for its parameter panel (NDV). */
+export async function openNodePanel(page: Page, name: string): Promise<void> {
+	await canvasNode(page, name).dblclick();
+	await page.waitForSelector('[data-test-id=ndv] [data-test-id=node-parameters]', { timeout: 15_000 });
+	await page.waitForTimeout(800);
+}
+
+export async function closeNodePanel(page: Page): Promise<void> {
+	await page.click('[data-test-id=ndv-close-button]');
+	await page.waitForSelector('[data-test-id=ndv] [data-test-id=node-parameters]', { state: 'detached', timeout: 10_000 });
+}
+
+/** The labels of the parameters the open panel shows (first line of each, deduplicated, in order). */
+export async function panelLabels(page: Page): Promise<string[]> {
+	const texts = await page.$$eval(
+		'[data-test-id=ndv] [data-test-id=node-parameters] label, [data-test-id=ndv] [data-test-id=input-label]',
+		(elements) => elements.map((element) => (element as unknown as { innerText: string }).innerText.split('\n')[0].trim()),
+	);
+	return [...new Set(texts.filter(Boolean))];
+}
+
+/** The `src` of every image inside `selector`. */
+export async function imageSources(page: Page, selector: string): Promise<string[]> {
+	return await page.$$eval(`${selector} img`, (images) => images.map((image) => image.getAttribute('src') ?? ''));
+}
+
+/** Whether every image inside `selector` has loaded with a size (a broken icon has none). */
+export async function imagesLoaded(page: Page, selector: string): Promise<boolean> {
+	type Img = { complete: boolean; naturalWidth: number };
+	return await page.$$eval(`${selector} img`, (images) =>
+		images.length > 0 && images.every((image) => (image as unknown as Img).complete && (image as unknown as Img).naturalWidth > 0),
+	);
+}
