@@ -17,6 +17,7 @@ import { type Emulator, startEmulator } from '../emulator';
 import {
 	freePort,
 	installPackage,
+	isProcessAlive,
 	type N8nApi,
 	type N8nInstance,
 	packPackage,
@@ -120,21 +121,12 @@ function loadSettings(): Settings {
 
 function refuseSecondInstance(): void {
 	const info = readRunInfo();
-	if (info && info.pid !== process.pid && isAlive(info.pid)) {
+	if (info && info.pid !== process.pid && isProcessAlive(info.pid)) {
 		throw new StepError(
 			'npm start',
 			new Error(`npm start is already running (pid ${info.pid}), with n8n at ${info.n8nUrl}.`),
 			`Use that one, or stop it (Ctrl-C in its terminal, or kill ${info.pid}) and run npm start again.`,
 		);
-	}
-}
-
-function isAlive(pid: number): boolean {
-	try {
-		process.kill(pid, 0);
-		return true;
-	} catch (error) {
-		return (error as NodeJS.ErrnoException).code === 'EPERM';
 	}
 }
 
