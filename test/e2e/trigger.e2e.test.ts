@@ -3,21 +3,9 @@
  * packed package installed as n8n installs community packages), against the
  * emulator on loopback; and the action node run once through `n8n execute`.
  */
-import * as fs from 'fs';
-import * as os from 'os';
-import * as path from 'path';
-
-import { type Emulator, startEmulator } from '../emulator';
-import {
-	type Execution,
-	installPackage,
-	type N8nInstance,
-	packPackage,
-	runWorkflowOnce,
-	sleep,
-	startN8n,
-	type WorkflowJson,
-} from './n8n';
+import type { Emulator } from '../emulator';
+import { type Execution, type N8nInstance, runWorkflowOnce, sleep, type WorkflowJson } from './n8n';
+import { type Stack, startStack } from './stack';
 
 const API_KEY = 'e2e-api-key';
 const SECRET = '5ec7e75ec7e75ec7e75ec7e75ec7e75ec7e75ec7e75ec7e75ec7e75ec7e7abcd';
@@ -27,12 +15,11 @@ const WEBHOOK_ID = '0f6c2f4e-8a51-4d7b-b0de-3c1f9e2a7b64';
 const TRIGGER = 'n8n-nodes-stacks-hooks.stacksHooksTrigger';
 const ACTION = 'n8n-nodes-stacks-hooks.stacksHooks';
 
+let stack: Stack;
 let n8n: N8nInstance;
 let emu: Emulator;
 let credential: { id: string; name: string };
 let height = 1000;
-const userFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'stacks-hooks-e2e-'));
-
 // A real n8n on 2 shared cores: a restart or an `n8n execute` takes 10-20 s.
 jest.setTimeout(180_000);
 
@@ -87,24 +74,12 @@ async function expectNoNewExecution(workflowId: string, before: number): Promise
 }
 
 beforeAll(async () => {
-	const tarball = await packPackage();
-	await installPackage(userFolder, tarball);
-	n8n = await startN8n({ userFolder, https: true });
-	emu = await startEmulator({
-		accounts: [{ apiKey: API_KEY, consumerSecret: SECRET }],
-		deliveryCa: n8n.certificate,
-	});
-	credential = await n8n.api.createCredential({
-		name: 'Stacks Hooks (emulator)',
-		type: 'stacksHooksApi',
-		data: { apiKey: API_KEY, network: 'testnet', baseUrl: emu.url, consumerSecret: SECRET },
-	});
+	stack = await startStack({ apiKey: API_KEY, consumerSecret: SECRET, credentialName: 'Stacks Hooks (emulator)' });
+	({ n8n, emu, credential } = stack);
 }, 15 * 60_000);
 
 afterAll(async () => {
-	await n8n?.stop();
-	await emu?.close();
-	fs.rmSync(userFolder, { recursive: true, force: true });
+	await stack?.close();
 }, 60_000);
 
 describe('Stacks Hooks Trigger in a real n8n', () => {

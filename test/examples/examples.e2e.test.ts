@@ -7,19 +7,11 @@
  * icons, names and parameter panels. Screenshots go to test/artifacts/.
  */
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 
-import { type Emulator, startEmulator } from '../emulator';
-import {
-	installPackage,
-	type N8nInstance,
-	packPackage,
-	runWorkflowOnce,
-	type RunOnceResult,
-	startN8n,
-	type Workflow,
-} from '../e2e/n8n';
+import type { Emulator } from '../emulator';
+import { type N8nInstance, runWorkflowOnce, type RunOnceResult, type Workflow } from '../e2e/n8n';
+import { type Stack, startStack } from '../e2e/stack';
 import {
 	canvasNode,
 	closeNodePanel,
@@ -57,11 +49,11 @@ const REPO = repoRoot();
 const ARTIFACTS = path.join(REPO, 'test', 'artifacts');
 const README_SCREENSHOTS = path.join(REPO, 'test', 'examples', 'screenshots');
 
+let stack: Stack;
 let n8n: N8nInstance;
 let emu: Emulator;
 let credential: CredentialRef;
 const imported = new Map<ExampleKey, Workflow>();
-const userFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'stacks-hooks-examples-'));
 
 type RunData = Record<string, Array<{ data: { main: Array<Array<{ json: Record<string, unknown> }>> } }>>;
 
@@ -79,26 +71,13 @@ async function runExample(key: ExampleKey): Promise<Record<string, Array<Record<
 }
 
 beforeAll(async () => {
-	const tarball = await packPackage(REPO);
-	await installPackage(userFolder, tarball);
-	n8n = await startN8n({ userFolder, https: true });
-	emu = await startEmulator({
-		accounts: [{ apiKey: API_KEY, consumerSecret: SECRET }],
-		deliveryCa: n8n.certificate,
-	});
-	const created = await n8n.api.createCredential({
-		name: CREDENTIAL_NAME,
-		type: CREDENTIAL_TYPE,
-		data: { apiKey: API_KEY, network: 'testnet', baseUrl: emu.url, consumerSecret: SECRET },
-	});
-	credential = { id: created.id, name: created.name };
+	stack = await startStack({ apiKey: API_KEY, consumerSecret: SECRET, credentialName: CREDENTIAL_NAME });
+	({ n8n, emu, credential } = stack);
 	for (const key of exampleKeys()) imported.set(key, await n8n.api.createWorkflow(loadExample(key, credential)));
 }, 15 * 60_000);
 
 afterAll(async () => {
-	await n8n?.stop();
-	await emu?.close();
-	fs.rmSync(userFolder, { recursive: true, force: true });
+	await stack?.close();
 }, 60_000);
 
 describe('the example workflows', () => {
