@@ -18,7 +18,18 @@ interface TransactionLike {
 	metadata?: IDataObject;
 }
 
-function blockFields(block: DeliveredBlock): IDataObject {
+/** What every item of a block starts with. */
+interface Head {
+	direction: Direction;
+	hookUuid: string;
+	hookName: string | null;
+	network: string;
+	blockHeight: number;
+	blockHash: string;
+	blockTimestamp: number | null;
+}
+
+function blockFields(block: DeliveredBlock): Pick<Head, 'blockHeight' | 'blockHash' | 'blockTimestamp'> {
 	return {
 		blockHeight: block.block_identifier.index,
 		blockHash: block.block_identifier.hash,
@@ -26,11 +37,19 @@ function blockFields(block: DeliveredBlock): IDataObject {
 	};
 }
 
-function transactionItem(head: IDataObject, raw: unknown): IDataObject {
+function transactionItem(head: Head, raw: unknown): IDataObject {
 	const tx = (raw ?? {}) as TransactionLike;
 	const metadata = tx.metadata ?? {};
+	// The head's fields are written out, not spread: V8 builds `{ ...head, more }` property by
+	// property, hundreds of times slower than a literal, which a 2,000-transaction block feels.
 	return {
-		...head,
+		direction: head.direction,
+		hookUuid: head.hookUuid,
+		hookName: head.hookName,
+		network: head.network,
+		blockHeight: head.blockHeight,
+		blockHash: head.blockHash,
+		blockTimestamp: head.blockTimestamp,
 		txHash: tx.transaction_identifier?.hash ?? null,
 		txType: metadata.type ?? null,
 		txStatus: metadata.status ?? null,
@@ -50,7 +69,7 @@ function blocksOf(delivery: Delivery, rollbacks: RollbackMode): Array<[Direction
 }
 
 export function deliveryToItems(delivery: Delivery, output: OutputMode, rollbacks: RollbackMode): IDataObject[] {
-	const common: IDataObject = {
+	const common: Pick<Head, 'hookUuid' | 'hookName' | 'network'> = {
 		hookUuid: delivery.chainhook.uuid,
 		hookName: delivery.chainhook.name ?? null,
 		network: delivery.event.network,
@@ -66,7 +85,7 @@ export function deliveryToItems(delivery: Delivery, output: OutputMode, rollback
 
 	const items: IDataObject[] = [];
 	for (const [direction, block] of blocks) {
-		const head: IDataObject = { direction, ...common, ...blockFields(block) };
+		const head: Head = { direction, ...common, ...blockFields(block) };
 		if (output === 'block') {
 			items.push({
 				...head,
