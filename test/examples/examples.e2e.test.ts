@@ -247,7 +247,7 @@ describe('the editor, in headless Chromium', () => {
 		expect(await page.inputValue('[data-test-id=ndv] [data-test-id=parameter-input-sender] input')).toBe(EXAMPLE_SENDER);
 		expect(await page.inputValue('[data-test-id=ndv] [data-test-id=node-credentials-select] input')).toBe(CREDENTIAL_NAME);
 		expect(await page.locator('[data-test-id=ndv] [data-test-id=node-version]').innerText()).toContain(
-			'Stacks Hooks Trigger node version 1',
+			'Stacks Hooks Trigger node version 1.1',
 		);
 		expect(await imageSources(page, '[data-test-id=ndv]')).toContain(`${ICON_PATH}StacksHooksTrigger/stacksHooks.svg`);
 		await screenshot(browser, 'trigger-panel.png', true);
