@@ -8,4 +8,5 @@ module.exports = {
 		'^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/test/tsconfig.json' }],
 	},
 	testTimeout: 30000,
+	reporters: ['default', '<rootDir>/test/summary-reporter.js'],
 };
