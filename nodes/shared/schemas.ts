@@ -185,14 +185,6 @@ export const errorBodySchema = z.object({ error: z.string(), details: z.unknown(
 // untouched, so a payload carrying extra options (decoded values, ABIs) works.
 const blockIdentifierSchema = z.object({ index: z.number(), hash: z.string() }).passthrough();
 
-export const transactionSchema = z
-	.object({
-		transaction_identifier: z.object({ hash: z.string() }).passthrough(),
-		operations: z.array(z.unknown()),
-		metadata: z.object({}).passthrough(),
-	})
-	.passthrough();
-
 export const deliveredBlockSchema = z
 	.object({
 		block_identifier: blockIdentifierSchema,
@@ -216,15 +208,10 @@ export const deliverySchema = z
 	.passthrough();
 
 export type EventFilter = z.infer<typeof eventFilterSchema>;
-export type HookOptions = z.infer<typeof hookOptionsSchema>;
 export type Definition = z.infer<typeof definitionSchema>;
-export type DefinitionUpdate = z.infer<typeof definitionUpdateSchema>;
-export type BulkFilters = z.infer<typeof bulkFiltersSchema>;
 export type Hook = z.infer<typeof hookSchema>;
-export type HookPage = z.infer<typeof hookPageSchema>;
 export type Delivery = z.infer<typeof deliverySchema>;
 export type DeliveredBlock = z.infer<typeof deliveredBlockSchema>;
-export type Transaction = z.infer<typeof transactionSchema>;
 
 /** One line a user can act on: "filters.events.0.sender must be a Stacks address …". */
 export function describeIssues(error: z.ZodError): string {
