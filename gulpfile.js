@@ -1,15 +1,9 @@
-// Copies what tsc does not emit (node and credential icons) into dist/, keeping
-// the folder layout, so each built node and credential finds its `file:` icon beside it.
-const { task, src, dest, parallel } = require('gulp');
+// Copies what tsc does not emit, the icon pair in nodes/icons/, into dist/nodes/icons/. Both nodes
+// and the credential point at it (`file:../icons/…`, `file:../nodes/icons/…`).
+const { task, src, dest } = require('gulp');
 
-function copyNodeIcons() {
+function copyIcons() {
 	return src('nodes/**/*.{png,svg}', { encoding: false }).pipe(dest('dist/nodes'));
 }
 
-function copyCredentialIcons() {
-	return src('credentials/**/*.{png,svg}', { encoding: false, allowEmpty: true }).pipe(
-		dest('dist/credentials'),
-	);
-}
-
-task('build:icons', parallel(copyNodeIcons, copyCredentialIcons));
+task('build:icons', copyIcons);

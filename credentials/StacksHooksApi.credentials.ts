@@ -5,16 +5,21 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
+import { CREDENTIAL_TYPE, NETWORK_NAMES, NETWORKS } from '../nodes/shared/constants';
+
+/** The public service's address of each network, as an object literal an expression can index. */
+const PUBLIC_BASE_URLS = JSON.stringify(Object.fromEntries(NETWORK_NAMES.map((network) => [network, NETWORKS[network].baseUrl])));
+
 /**
  * The account at the event-hook service (Hiro Chainhooks). The consumer secret is
  * account-wide at the service: one value checks deliveries of every hook.
  */
 export class StacksHooksApi implements ICredentialType {
-	name = 'stacksHooksApi';
+	name = CREDENTIAL_TYPE;
 
 	displayName = 'Stacks Hooks API';
 
-	icon = { light: 'file:stacksHooks.svg', dark: 'file:stacksHooks.dark.svg' } as const;
+	icon = { light: 'file:../nodes/icons/stacksHooks.svg', dark: 'file:../nodes/icons/stacksHooks.dark.svg' } as const;
 
 	documentationUrl = 'https://github.com/n8n-nodes-stacks-hooks/n8n-nodes-stacks-hooks#credentials';
 
@@ -32,10 +37,7 @@ export class StacksHooksApi implements ICredentialType {
 			displayName: 'Network',
 			name: 'network',
 			type: 'options',
-			options: [
-				{ name: 'Testnet', value: 'testnet' },
-				{ name: 'Mainnet', value: 'mainnet' },
-			],
+			options: NETWORK_NAMES.map((network) => ({ name: NETWORKS[network].name, value: network })),
 			default: 'testnet',
 			description: 'The Stacks network whose events the hooks watch. Each network has its own base address and its own hooks.',
 		},
@@ -44,7 +46,7 @@ export class StacksHooksApi implements ICredentialType {
 			name: 'baseUrl',
 			type: 'string',
 			default: '',
-			placeholder: 'https://api.testnet.hiro.so/chainhooks/v1',
+			placeholder: NETWORKS.testnet.baseUrl,
 			description:
 				'Leave empty to use the public service of the selected network. Set it to reach another deployment (staging, a self-hosted or local emulator); with or without a trailing /v1.',
 		},
@@ -70,8 +72,8 @@ export class StacksHooksApi implements ICredentialType {
 
 	test: ICredentialTestRequest = {
 		request: {
-			baseURL:
-				'={{ ($credentials.baseUrl || ($credentials.network === "mainnet" ? "https://api.mainnet.hiro.so/chainhooks/v1" : "https://api.testnet.hiro.so/chainhooks/v1")).replace(/\\/+$/, "") }}',
+			// The same address the nodes use (transport/connection.ts): the Base URL, else the network's public service.
+			baseURL: `={{ (($credentials.baseUrl || "").trim() || ${PUBLIC_BASE_URLS}[$credentials.network] || "${NETWORKS.testnet.baseUrl}").replace(/\\/+$/, "") }}`,
 			url: '/me/',
 			qs: { limit: 1 },
 		},

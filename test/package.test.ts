@@ -42,15 +42,28 @@ describe('the packed package', () => {
 		expect(dist.every((file) => /^dist\/(nodes|credentials)\/.+\.(js|svg)$/.test(file))).toBe(true);
 		expect(dist.some((file) => /test|\.map$|\.d\.ts$/.test(file))).toBe(false);
 		for (const entry of [...manifest.n8n.nodes, ...manifest.n8n.credentials]) expect(dist).toContain(entry);
-		expect(dist).toEqual(
-			expect.arrayContaining([
-				'dist/credentials/stacksHooks.svg',
-				'dist/nodes/StacksHooks/stacksHooks.svg',
-				'dist/nodes/StacksHooks/stacksHooks.dark.svg',
-				'dist/nodes/StacksHooksTrigger/stacksHooks.svg',
-				'dist/nodes/StacksHooksTrigger/stacksHooks.dark.svg',
-			]),
-		);
+		// One icon pair, shipped once, for both nodes and the credential.
+		expect(dist.filter((file) => file.endsWith('.svg'))).toEqual([
+			'dist/nodes/icons/stacksHooks.dark.svg',
+			'dist/nodes/icons/stacksHooks.svg',
+		]);
+	});
+
+	it('points every node and the credential at an icon pair the package ships', () => {
+		const shipped = packed.files.map((file) => file.path);
+		for (const entry of [...manifest.n8n.nodes, ...manifest.n8n.credentials]) {
+			const exported = require(path.join(root, entry)) as Record<string, new () => object>;
+			const instance = new (Object.values(exported)[0])() as {
+				icon?: Record<string, string>;
+				description?: { icon?: Record<string, string> };
+			};
+			const icon = instance.description?.icon ?? instance.icon;
+			expect(Object.keys(icon ?? {}).sort()).toEqual(['dark', 'light']);
+			for (const file of Object.values(icon!)) {
+				expect(file.startsWith('file:')).toBe(true);
+				expect(shipped).toContain(path.posix.join(path.posix.dirname(entry), file.slice('file:'.length)));
+			}
+		}
 	});
 
 	it('loads every listed node and credential from dist/ with only n8n-workflow and zod', () => {

@@ -3,7 +3,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { CREDENTIAL_TYPE } from '../shared/constants';
 import * as hook from './actions/hook';
-import { router } from './actions/router';
+import { type Resource, router } from './actions/router';
 import * as secret from './actions/secret';
 import { searchHooks } from './methods/listSearch';
 
@@ -11,7 +11,7 @@ export class StacksHooks implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Stacks Hooks',
 		name: 'stacksHooks',
-		icon: { light: 'file:stacksHooks.svg', dark: 'file:stacksHooks.dark.svg' },
+		icon: { light: 'file:../icons/stacksHooks.svg', dark: 'file:../icons/stacksHooks.dark.svg' },
 		group: ['transform'],
 		version: 1,
 		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
@@ -30,7 +30,7 @@ export class StacksHooks implements INodeType {
 				options: [
 					{ name: 'Hook', value: 'hook' },
 					{ name: 'Consumer Secret', value: 'secret' },
-				],
+				] satisfies Array<{ name: string; value: Resource }>,
 				default: 'hook',
 			},
 			...hook.description,

@@ -9,24 +9,26 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { CREDENTIAL_TYPE } from '../shared/constants';
-import { deliveryToItems, type OutputMode, type RollbackMode } from '../shared/delivery';
 import { eventsProperty } from '../shared/eventFilters';
 import { hookOptionsProperty } from '../shared/hookOptions';
 import { deliverySchema, describeIssues } from '../shared/schemas';
+import { readCredential } from '../shared/transport/connection';
 import { presentedSecrets, secretMatches } from './consumerSecret';
+import { deliveryToItems, type OutputMode, type RollbackMode } from './delivery';
 import { checkExists, create, remove } from './lifecycle';
 
 export class StacksHooksTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Stacks Hooks Trigger',
 		name: 'stacksHooksTrigger',
-		icon: { light: 'file:stacksHooks.svg', dark: 'file:stacksHooks.dark.svg' },
+		icon: { light: 'file:../icons/stacksHooks.svg', dark: 'file:../icons/stacksHooks.dark.svg' },
 		group: ['trigger'],
-		// 1.1 behaves exactly as 1. It exists because n8n evaluates a legacy expression (the Webhook
-		// node v1's binaryData option) for every request to a node of typeVersion 1, before calling
-		// webhook(): a sandboxed evaluation that costs more than everything else a delivery needs.
-		version: [1, 1.1],
-		defaultVersion: 1.1,
+		// One version, and deliberately not 1: for every request to a webhook node of typeVersion 1,
+		// n8n evaluates the Webhook node v1's legacy option `={{$parameter["options"]["binaryData"]}}`
+		// before calling webhook() (n8n packages/cli/src/webhooks/webhook-helpers.ts, parseRequestBody:
+		// `if (nodeVersion === 1) binaryData = workflow.expression.getSimpleParameterValue(...)`, n8n 2.41).
+		// That sandboxed evaluation costs more than everything else a delivery needs (npm run bench, 1a-1c).
+		version: 1.1,
 		subtitle: '={{ ($parameter["events"].filter || []).map(f => f.type).join(", ") }}',
 		description: 'Starts the workflow when matching events happen on the Stacks blockchain',
 		defaults: { name: 'Stacks Hooks Trigger' },
@@ -110,9 +112,8 @@ export class StacksHooksTrigger implements INodeType {
 			return { noWebhookResponse: true };
 		};
 
-		const credentials = await this.getCredentials(CREDENTIAL_TYPE);
-		const secret = typeof credentials.consumerSecret === 'string' ? credentials.consumerSecret : '';
-		if (!secretMatches(secret, presentedSecrets(this.getHeaderData() as IDataObject))) {
+		const { consumerSecret } = readCredential(await this.getCredentials(CREDENTIAL_TYPE));
+		if (!secretMatches(consumerSecret, presentedSecrets(this.getHeaderData() as IDataObject))) {
 			return answer(401, { error: 'Unauthorized', details: 'Missing or wrong consumer secret' });
 		}
 

@@ -10,9 +10,11 @@ import type { IDataObject, IHookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { buildDefinition } from '../shared/definition';
-import { deleteHook, getHook, isNotFound, listHooks, registerHook, setHookEnabled } from '../shared/hooks';
+import { deleteHook, getHook, listHooks, registerHook, setHookEnabled } from '../shared/api/hooks';
+import { isHttpsUrl } from '../shared/constants';
 import type { Definition, Hook } from '../shared/schemas';
-import { asNodeError, type Connection, getConnection } from '../shared/transport';
+import { type Connection, getConnection } from '../shared/transport/connection';
+import { asNodeError, isNotFound } from '../shared/transport/errors';
 
 interface StoredHook {
 	hookId: string;
@@ -83,20 +85,19 @@ function webhookUrlOf(ctx: IHookFunctions): string {
 }
 
 async function ensureEnabled(ctx: IHookFunctions, hook: Hook, connection: Connection): Promise<void> {
-	if (!hook.status.enabled) await setHookEnabled(ctx, hook.uuid, true, undefined, connection);
+	if (!hook.status.enabled) await setHookEnabled(ctx, hook.uuid, true, { connection });
 }
 
 export async function checkExists(this: IHookFunctions): Promise<boolean> {
 	const connection = await getConnection(this);
 	const webhookUrl = webhookUrlOf(this);
-	const https = webhookUrl.toLowerCase().startsWith('https://');
-	const desired = https ? desiredDefinition(this, connection, webhookUrl) : undefined;
+	const desired = isHttpsUrl(webhookUrl) ? desiredDefinition(this, connection, webhookUrl) : undefined;
 
 	const known = stored(this);
 	if (known) {
 		let hook: Hook | undefined;
 		try {
-			hook = await getHook(this, known.hookId, undefined, connection);
+			hook = await getHook(this, known.hookId, { connection });
 		} catch (error) {
 			if (!isNotFound(error)) throw asNodeError(this.getNode(), error);
 		}
@@ -112,7 +113,7 @@ export async function checkExists(this: IHookFunctions): Promise<boolean> {
 
 	// Hooks posting to this very URL were registered by this node (n8n makes the URL unique to it)
 	// and then forgotten, e.g. with lost static data: adopt the one that fits, remove the stale rest.
-	const mine = (await listHooks(this)).filter((hook) => hook.definition.action.url === webhookUrl);
+	const mine = (await listHooks(this, { connection })).filter((hook) => hook.definition.action.url === webhookUrl);
 	const keep = mine.find((hook) => sameHook(hook, desired));
 	for (const stale of mine) {
 		if (stale !== keep) await deleteQuietlyIfGone(this, stale.uuid, connection);
@@ -125,7 +126,7 @@ export async function checkExists(this: IHookFunctions): Promise<boolean> {
 
 async function deleteQuietlyIfGone(ctx: IHookFunctions, uuid: string, connection: Connection): Promise<void> {
 	try {
-		await deleteHook(ctx, uuid, undefined, connection);
+		await deleteHook(ctx, uuid, { connection });
 	} catch (error) {
 		if (!isNotFound(error)) throw asNodeError(ctx.getNode(), error);
 	}
@@ -134,7 +135,7 @@ async function deleteQuietlyIfGone(ctx: IHookFunctions, uuid: string, connection
 export async function create(this: IHookFunctions): Promise<boolean> {
 	const connection = await getConnection(this);
 	const webhookUrl = webhookUrlOf(this);
-	if (!webhookUrl.toLowerCase().startsWith('https://')) {
+	if (!isHttpsUrl(webhookUrl)) {
 		throw new NodeOperationError(this.getNode(), `n8n's webhook URL (${webhookUrl}) is not HTTPS`, {
 			description:
 				'The service only posts to HTTPS addresses. Set WEBHOOK_URL to the public https:// address of this n8n (a reverse proxy with a certificate, or a tunnel) and restart n8n.',
@@ -146,9 +147,9 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 				'The trigger checks every delivery against the account\'s consumer secret. Get it with the Stacks Hooks node (Resource: Consumer Secret, Operation: Rotate) and put it in the credential\'s Consumer Secret field.',
 		});
 	}
-	const hook = await registerHook(this, desiredDefinition(this, connection, webhookUrl), undefined, connection);
+	const hook = await registerHook(this, desiredDefinition(this, connection, webhookUrl), { connection });
 	try {
-		await setHookEnabled(this, hook.uuid, true, undefined, connection);
+		await setHookEnabled(this, hook.uuid, true, { connection });
 	} catch (error) {
 		// A registered hook that cannot be enabled is removed again: no orphan at the service.
 		try {
@@ -173,7 +174,7 @@ export async function remove(this: IHookFunctions): Promise<boolean> {
 		// No UUID kept: n8n does not carry static data written while listening for a test event
 		// to the end of listening. The hooks posting to this node's own URL are its own.
 		const webhookUrl = webhookUrlOf(this);
-		const mine = (await listHooks(this)).filter((hook) => hook.definition.action.url === webhookUrl);
+		const mine = (await listHooks(this, { connection })).filter((hook) => hook.definition.action.url === webhookUrl);
 		for (const hook of mine) await deleteQuietlyIfGone(this, hook.uuid, connection);
 	}
 	remember(this, undefined);

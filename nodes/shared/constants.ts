@@ -1,12 +1,19 @@
+/**
+ * Facts of the service and of this package, each written once. Descriptions,
+ * schemas, the credential and the transport derive from them.
+ */
+
 export const CREDENTIAL_TYPE = 'stacksHooksApi';
 
-export type Network = 'testnet' | 'mainnet';
+/** The Stacks networks, with the address of the public service (Hiro Chainhooks) of each. */
+export const NETWORKS = {
+	testnet: { name: 'Testnet', baseUrl: 'https://api.testnet.hiro.so/chainhooks/v1' },
+	mainnet: { name: 'Mainnet', baseUrl: 'https://api.mainnet.hiro.so/chainhooks/v1' },
+} as const;
 
-/** The public service of each network (Hiro Chainhooks), used when the credential's base URL is empty. */
-export const NETWORK_BASE_URLS: Record<Network, string> = {
-	testnet: 'https://api.testnet.hiro.so/chainhooks/v1',
-	mainnet: 'https://api.mainnet.hiro.so/chainhooks/v1',
-};
+export type Network = keyof typeof NETWORKS;
+
+export const NETWORK_NAMES = Object.keys(NETWORKS) as [Network, ...Network[]];
 
 /** The service refuses a `limit` above this on GET /me/. */
 export const MAX_PAGE_SIZE = 60;
@@ -20,6 +27,21 @@ export const MAX_ATTEMPTS = 3;
 /** A `retry-after` longer than this fails the request at once instead of stalling the workflow. */
 export const MAX_RETRY_WAIT_SECONDS = 60;
 
-export const HOOK_STATUSES = ['new', 'streaming', 'expired', 'interrupted'] as const;
+/** A hook's `status.status`, with the label the nodes show for it. */
+export const HOOK_STATUSES = {
+	new: 'New',
+	streaming: 'Streaming',
+	expired: 'Expired',
+	interrupted: 'Interrupted',
+} as const;
+
+export type HookStatus = keyof typeof HOOK_STATUSES;
+
+export const HOOK_STATUS_NAMES = Object.keys(HOOK_STATUSES) as [HookStatus, ...HookStatus[]];
 
 export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+
+/** The service posts deliveries only to HTTPS addresses. */
+export function isHttpsUrl(url: string): boolean {
+	return url.toLowerCase().startsWith('https://');
+}

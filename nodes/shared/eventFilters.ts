@@ -1,25 +1,146 @@
 /**
- * The event filters of a hook, as both nodes show and send them: one
- * description (the action node's Register and the trigger use the same), and
- * the one mapping from its camelCase fields to the service's filter objects.
+ * The event filters of a hook, from one table: the fields each event type
+ * takes, how each field is shown (the action node's Register and Update and
+ * the trigger show the same), what the service calls it, and what it accepts.
+ * The `events` parameter, its mapping to the service's filter objects and the
+ * filters' schema are all derived from it.
  */
-import type { IDataObject, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
+import { z } from 'zod';
 
-import type { EventFilter } from './schemas';
+import {
+	assetIdentifierSchema,
+	contractIdentifierSchema,
+	principalSchema,
+} from './identifiers';
 
-type FilterField =
-	| 'sender'
-	| 'receiver'
-	| 'assetIdentifier'
-	| 'contractIdentifier'
-	| 'functionName'
-	| 'value'
-	| 'cause'
-	| 'principal';
+interface FilterField {
+	property: INodeProperties;
+	/** The field's name at the service. */
+	apiName: string;
+	/** What the service accepts (optional unless `property.required`). */
+	schema: z.ZodTypeAny;
+	/** From the parameter's value to the service's; default: as is. */
+	toApi?: (value: IDataObject[string]) => IDataObject[string];
+}
 
-interface EventType extends INodePropertyOptions {
-	value: EventFilter['type'];
-	fields: FilterField[];
+const ADDRESS_HINT = 'A Stacks address (SP… on mainnet, ST… on testnet) or a contract identifier (ADDRESS.contract-name)';
+
+const TENURE_CAUSES = [
+	{ name: 'Block Found', value: 'block_found' },
+	{ name: 'Extended', value: 'extended' },
+] as const;
+
+const FILTER_FIELDS = {
+	sender: {
+		property: {
+			displayName: 'Sender',
+			name: 'sender',
+			type: 'string',
+			default: '',
+			placeholder: 'ST1PQHQKV0RJXZFY1DGX8MNSNYVE3VGZJSRTPGZGM',
+			description: `Only events sent by this principal. ${ADDRESS_HINT}. Leave empty for any sender.`,
+		},
+		apiName: 'sender',
+		schema: principalSchema,
+	},
+	receiver: {
+		property: {
+			displayName: 'Receiver',
+			name: 'receiver',
+			type: 'string',
+			default: '',
+			placeholder: 'ST2CY5V39NHDPWSXMW9QDT3HC3GD6Q6XX4CFRK9AG',
+			description: `Only events received by this principal. ${ADDRESS_HINT}. Leave empty for any receiver.`,
+		},
+		apiName: 'receiver',
+		schema: principalSchema,
+	},
+	assetIdentifier: {
+		property: {
+			displayName: 'Asset Identifier',
+			name: 'assetIdentifier',
+			type: 'string',
+			default: '',
+			placeholder: 'SP2J6ZY48GV1EZ5V2V5RB9MP66SW86PYKKNRV9EJ7.my-token::token',
+			description: 'Only this token: ADDRESS.contract-name::asset-name. Leave empty for any asset.',
+		},
+		apiName: 'asset_identifier',
+		schema: assetIdentifierSchema,
+	},
+	contractIdentifier: {
+		property: {
+			displayName: 'Contract Identifier',
+			name: 'contractIdentifier',
+			type: 'string',
+			default: '',
+			placeholder: 'SP2J6ZY48GV1EZ5V2V5RB9MP66SW86PYKKNRV9EJ7.my-contract',
+			description: 'Only this contract: ADDRESS.contract-name. Leave empty for any contract.',
+		},
+		apiName: 'contract_identifier',
+		schema: contractIdentifierSchema,
+	},
+	functionName: {
+		property: {
+			displayName: 'Function Name',
+			name: 'functionName',
+			type: 'string',
+			default: '',
+			placeholder: 'transfer',
+			description: 'Only calls of this public function. Leave empty for any function.',
+		},
+		apiName: 'function_name',
+		schema: z.string().min(1),
+	},
+	value: {
+		property: {
+			displayName: 'Token ID',
+			name: 'value',
+			type: 'string',
+			default: '',
+			placeholder: '42',
+			description: 'Only the NFT with this integer ID. Leave empty for any token.',
+		},
+		apiName: 'value',
+		schema: z.number().int(),
+		// Typed as text (IDs can exceed what a number field shows); sent as the integer the service takes.
+		toApi: (value) => (/^-?\d+$/.test(String(value)) ? Number(value) : value),
+	},
+	cause: {
+		property: {
+			displayName: 'Cause',
+			name: 'cause',
+			type: 'options',
+			options: [...TENURE_CAUSES],
+			default: 'block_found',
+			required: true,
+			description: 'Which tenure changes to match',
+		},
+		apiName: 'cause',
+		schema: z.enum([TENURE_CAUSES[0].value, TENURE_CAUSES[1].value]),
+	},
+	principal: {
+		property: {
+			displayName: 'Principal',
+			name: 'principal',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'ST1PQHQKV0RJXZFY1DGX8MNSNYVE3VGZJSRTPGZGM',
+			description: `The principal whose balance changes are matched. ${ADDRESS_HINT}.`,
+		},
+		apiName: 'principal',
+		schema: principalSchema,
+	},
+} satisfies Record<string, FilterField>;
+
+type FilterFieldName = keyof typeof FILTER_FIELDS;
+
+interface EventType {
+	name: string;
+	value: string;
+	description: string;
+	fields: FilterFieldName[];
 }
 
 /** Every event type of the real service, stx_transfer first. */
@@ -44,81 +165,10 @@ export const EVENT_TYPES: EventType[] = [
 	{ name: 'Balance Change', value: 'balance_change', description: 'Any change to the balance of a principal', fields: ['principal'] },
 ];
 
-const typesWith = (field: FilterField) =>
+const FIELD_NAMES = Object.keys(FILTER_FIELDS) as FilterFieldName[];
+
+const typesWith = (field: FilterFieldName) =>
 	EVENT_TYPES.filter((type) => type.fields.includes(field)).map((type) => type.value);
-
-const ADDRESS_HINT = 'A Stacks address (SP… on mainnet, ST… on testnet) or a contract identifier (ADDRESS.contract-name)';
-
-const fieldProperties: Record<FilterField, INodeProperties> = {
-	sender: {
-		displayName: 'Sender',
-		name: 'sender',
-		type: 'string',
-		default: '',
-		placeholder: 'ST1PQHQKV0RJXZFY1DGX8MNSNYVE3VGZJSRTPGZGM',
-		description: `Only events sent by this principal. ${ADDRESS_HINT}. Leave empty for any sender.`,
-	},
-	receiver: {
-		displayName: 'Receiver',
-		name: 'receiver',
-		type: 'string',
-		default: '',
-		placeholder: 'ST2CY5V39NHDPWSXMW9QDT3HC3GD6Q6XX4CFRK9AG',
-		description: `Only events received by this principal. ${ADDRESS_HINT}. Leave empty for any receiver.`,
-	},
-	assetIdentifier: {
-		displayName: 'Asset Identifier',
-		name: 'assetIdentifier',
-		type: 'string',
-		default: '',
-		placeholder: 'SP2J6ZY48GV1EZ5V2V5RB9MP66SW86PYKKNRV9EJ7.my-token::token',
-		description: 'Only this token: ADDRESS.contract-name::asset-name. Leave empty for any asset.',
-	},
-	contractIdentifier: {
-		displayName: 'Contract Identifier',
-		name: 'contractIdentifier',
-		type: 'string',
-		default: '',
-		placeholder: 'SP2J6ZY48GV1EZ5V2V5RB9MP66SW86PYKKNRV9EJ7.my-contract',
-		description: 'Only this contract: ADDRESS.contract-name. Leave empty for any contract.',
-	},
-	functionName: {
-		displayName: 'Function Name',
-		name: 'functionName',
-		type: 'string',
-		default: '',
-		placeholder: 'transfer',
-		description: 'Only calls of this public function. Leave empty for any function.',
-	},
-	value: {
-		displayName: 'Token ID',
-		name: 'value',
-		type: 'string',
-		default: '',
-		placeholder: '42',
-		description: 'Only the NFT with this integer ID. Leave empty for any token.',
-	},
-	cause: {
-		displayName: 'Cause',
-		name: 'cause',
-		type: 'options',
-		options: [
-			{ name: 'Block Found', value: 'block_found' },
-			{ name: 'Extended', value: 'extended' },
-		],
-		default: 'block_found',
-		description: 'Which tenure changes to match',
-	},
-	principal: {
-		displayName: 'Principal',
-		name: 'principal',
-		type: 'string',
-		default: '',
-		required: true,
-		placeholder: 'ST1PQHQKV0RJXZFY1DGX8MNSNYVE3VGZJSRTPGZGM',
-		description: `The principal whose balance changes are matched. ${ADDRESS_HINT}.`,
-	},
-};
 
 /** The `events` parameter: several filters, OR-ed by the service. */
 export const eventsProperty: INodeProperties = {
@@ -143,8 +193,8 @@ export const eventsProperty: INodeProperties = {
 					default: 'stx_transfer',
 					description: 'The kind of chain event',
 				},
-				...(Object.keys(fieldProperties) as FilterField[]).map((field) => ({
-					...fieldProperties[field],
+				...FIELD_NAMES.map((field) => ({
+					...FILTER_FIELDS[field].property,
 					displayOptions: { show: { type: typesWith(field) } },
 				})),
 			],
@@ -152,21 +202,28 @@ export const eventsProperty: INodeProperties = {
 	],
 };
 
-const API_FIELD: Record<FilterField, string> = {
-	sender: 'sender',
-	receiver: 'receiver',
-	assetIdentifier: 'asset_identifier',
-	contractIdentifier: 'contract_identifier',
-	functionName: 'function_name',
-	value: 'value',
-	cause: 'cause',
-	principal: 'principal',
-};
+/** One filter as the service takes it: its type, and only the fields that type has. */
+export const eventFilterSchema = z.discriminatedUnion(
+	'type',
+	EVENT_TYPES.map(({ value, fields }) =>
+		z
+			.object({
+				type: z.literal(value),
+				...Object.fromEntries(
+					fields.map((field) => {
+						const { apiName, schema, property } = FILTER_FIELDS[field] as FilterField;
+						return [apiName, property.required ? schema : schema.optional()];
+					}),
+				),
+			})
+			.strict(),
+	) as unknown as [z.ZodDiscriminatedUnionOption<'type'>, ...Array<z.ZodDiscriminatedUnionOption<'type'>>],
+);
 
 /**
  * The `events` parameter as the service's filter objects. Only the fields the
- * chosen type takes are sent, empty ones are left out, and a token ID becomes
- * a number; whether the result is valid is for the schema to say.
+ * chosen type takes are sent, empty ones are left out; whether the result is
+ * valid is for `eventFilterSchema` to say.
  */
 export function toEventFilters(events: IDataObject | undefined): IDataObject[] {
 	const filters = (events?.filter ?? []) as IDataObject[];
@@ -177,7 +234,8 @@ export function toEventFilters(events: IDataObject | undefined): IDataObject[] {
 			const raw = entry[field];
 			const value = typeof raw === 'string' ? raw.trim() : raw;
 			if (value === undefined || value === null || value === '') continue;
-			filter[API_FIELD[field]] = field === 'value' && /^-?\d+$/.test(String(value)) ? Number(value) : value;
+			const { apiName, toApi } = FILTER_FIELDS[field] as FilterField;
+			filter[apiName] = toApi ? toApi(value) : value;
 		}
 		return filter;
 	});

@@ -1,27 +1,41 @@
 /**
- * The hook options of the real service: one list, shown in full by the action
- * node's Register and Update, and in part by the trigger (which enables its
- * hook itself and must not let it expire while the workflow is active).
+ * The hook options of the real service, from one table: shown in full by the
+ * action node's Register and Update, and in part by the trigger (which enables
+ * its hook itself and must not let it expire while the workflow is active).
+ * The parameter, its mapping to the service's names and the options' schema
+ * are all derived from it.
  */
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
+import { z } from 'zod';
 
 interface HookOption {
 	property: INodeProperties;
+	/** The option's name at the service. */
 	apiName: string;
+	/** What the service accepts. */
+	schema: z.ZodTypeAny;
 	forTrigger: boolean;
 }
 
 const flag = (displayName: string, name: string, apiName: string, description: string, forTrigger = true): HookOption => ({
 	property: { displayName, name, type: 'boolean', default: false, description },
 	apiName,
+	schema: z.boolean(),
 	forTrigger,
+});
+
+const count = (property: INodeProperties, apiName: string): HookOption => ({
+	property,
+	apiName,
+	schema: z.number().int().positive(),
+	forTrigger: false,
 });
 
 const HOOK_OPTIONS: HookOption[] = [
 	flag('Decode Clarity Values', 'decodeClarityValues', 'decode_clarity_values', 'Whether to add decoded (human-readable) Clarity values next to the hex ones'),
 	flag('Enable on Registration', 'enableOnRegistration', 'enable_on_registration', 'Whether the hook starts enabled; otherwise it is registered disabled', false),
-	{
-		property: {
+	count(
+		{
 			displayName: 'Expire After Evaluations',
 			name: 'expireAfterEvaluations',
 			type: 'number',
@@ -29,11 +43,10 @@ const HOOK_OPTIONS: HookOption[] = [
 			default: 1000,
 			description: 'Expire the hook after this many evaluated blocks',
 		},
-		apiName: 'expire_after_evaluations',
-		forTrigger: false,
-	},
-	{
-		property: {
+		'expire_after_evaluations',
+	),
+	count(
+		{
 			displayName: 'Expire After Occurrences',
 			name: 'expireAfterOccurrences',
 			type: 'number',
@@ -41,9 +54,8 @@ const HOOK_OPTIONS: HookOption[] = [
 			default: 1,
 			description: 'Expire the hook after this many matches',
 		},
-		apiName: 'expire_after_occurrences',
-		forTrigger: false,
-	},
+		'expire_after_occurrences',
+	),
 	flag('Include Block Metadata', 'includeBlockMetadata', 'include_block_metadata', 'Whether to include block metadata in deliveries'),
 	flag('Include Block Signatures', 'includeBlockSignatures', 'include_block_signatures', 'Whether to include signer signatures of each block'),
 	flag('Include Contract ABI', 'includeContractAbi', 'include_contract_abi', 'Whether to include the ABI of deployed contracts'),
@@ -76,3 +88,9 @@ export function toHookOptions(collection: IDataObject | undefined): IDataObject 
 	}
 	return Object.keys(options).length ? options : undefined;
 }
+
+/** The options as the service takes them: any of them, nothing else. */
+export const hookOptionsSchema = z
+	.object(Object.fromEntries(HOOK_OPTIONS.map(({ apiName, schema }) => [apiName, schema])))
+	.partial()
+	.strict();

@@ -6,13 +6,16 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { asNodeError } from '../../shared/transport';
+import { asNodeError } from '../../shared/transport/errors';
 
 import * as hook from './hook';
 import * as secret from './secret';
-import type { Operation } from './types';
+import type { Operation } from './operation';
 
-const resources: Record<string, Record<string, Operation>> = {
+/** Resource values, like operation values, are part of the node's public interface. */
+export type Resource = 'hook' | 'secret';
+
+const resources: Record<Resource, Record<string, Operation>> = {
 	hook: hook.operations,
 	secret: secret.operations,
 };
@@ -22,9 +25,11 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const returnData: INodeExecutionData[] = [];
 
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
-		const resource = this.getNodeParameter('resource', itemIndex) as string;
+		const resource = this.getNodeParameter('resource', itemIndex) as Resource;
 		const operation = this.getNodeParameter('operation', itemIndex) as string;
-		const run = resources[resource]?.[operation];
+		// Saved workflows can hold any value: an unknown one is reported, not crashed on.
+		const operations = Object.hasOwn(resources, resource) ? resources[resource] : {};
+		const run = Object.hasOwn(operations, operation) ? operations[operation] : undefined;
 		if (!run) {
 			throw new NodeOperationError(this.getNode(), `The operation "${operation}" of "${resource}" is not supported`, {
 				itemIndex,

@@ -1,8 +1,7 @@
 import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 
+import { getHookPage } from '../../shared/api/hooks';
 import { MAX_PAGE_SIZE } from '../../shared/constants';
-import { hookPageSchema } from '../../shared/schemas';
-import { apiRequest } from '../../shared/transport';
 
 /** The account's hooks for the Hook picker, a page at a time, filtered by name or UUID. */
 export async function searchHooks(
@@ -11,10 +10,7 @@ export async function searchHooks(
 	paginationToken?: string,
 ): Promise<INodeListSearchResult> {
 	const offset = Number(paginationToken) || 0;
-	const page = await apiRequest(this, 'GET', '/me/', {
-		qs: { limit: MAX_PAGE_SIZE, offset },
-		schema: hookPageSchema,
-	});
+	const page = await getHookPage(this, { offset, limit: MAX_PAGE_SIZE });
 	const needle = filter?.trim().toLowerCase() ?? '';
 	const results = page.results
 		.filter(

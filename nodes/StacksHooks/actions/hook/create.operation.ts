@@ -4,9 +4,9 @@ import { jsonParse, NodeOperationError, updateDisplayOptions } from 'n8n-workflo
 import { buildDefinition, validate } from '../../../shared/definition';
 import { eventsProperty } from '../../../shared/eventFilters';
 import { hookOptionsProperty } from '../../../shared/hookOptions';
-import { registerHook } from '../../../shared/hooks';
+import { registerHook } from '../../../shared/api/hooks';
 import { definitionSchema } from '../../../shared/schemas';
-import { getConnection } from '../../../shared/transport';
+import { getConnection } from '../../../shared/transport/connection';
 
 const properties: INodeProperties[] = [
 	{
@@ -99,5 +99,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 					},
 					itemIndex,
 				);
-	return (await registerHook(this, definition, itemIndex, connection)) as IDataObject;
+	return (await registerHook(this, definition, { itemIndex, connection })) as IDataObject;
 }

@@ -1,13 +1,14 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { deleteHook } from '../../../shared/hooks';
-import { getHookId, hookIdLocator } from './common';
+import { deleteHook } from '../../../shared/api/hooks';
+import { hookIdLocator } from './common.descriptions';
+import { getHookId } from './common.helpers';
 
 export const description = updateDisplayOptions({ show: { resource: ['hook'], operation: ['delete'] } }, [hookIdLocator]);
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const uuid = getHookId.call(this, itemIndex);
-	await deleteHook(this, uuid, itemIndex);
+	const uuid = getHookId(this, itemIndex);
+	await deleteHook(this, uuid, { itemIndex });
 	return { uuid, deleted: true };
 }

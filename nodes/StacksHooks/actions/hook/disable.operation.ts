@@ -1,10 +1,11 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { hookIdLocator, setEnabled } from './common';
+import { hookIdLocator } from './common.descriptions';
+import { setEnabled } from './common.helpers';
 
 export const description = updateDisplayOptions({ show: { resource: ['hook'], operation: ['disable'] } }, [hookIdLocator]);
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	return await setEnabled.call(this, itemIndex, false);
+	return await setEnabled(this, itemIndex, false);
 }

@@ -1,8 +1,9 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { apiRequest } from '../../../shared/transport';
-import { getHookId, hookIdLocator } from './common';
+import { type BlockRef, evaluateHook } from '../../../shared/api/hooks';
+import { hookIdLocator } from './common.descriptions';
+import { getHookId } from './common.helpers';
 
 const properties: INodeProperties[] = [
 	hookIdLocator,
@@ -37,10 +38,10 @@ const properties: INodeProperties[] = [
 export const description = updateDisplayOptions({ show: { resource: ['hook'], operation: ['evaluate'] } }, properties);
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const uuid = getHookId.call(this, itemIndex);
+	const uuid = getHookId(this, itemIndex);
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const hash = typeof options.indexBlockHash === 'string' ? options.indexBlockHash.trim() : '';
-	let body: IDataObject;
+	let body: BlockRef;
 	if (hash) {
 		body = { index_block_hash: hash };
 	} else {
@@ -52,6 +53,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		}
 		body = { block_height: height };
 	}
-	await apiRequest(this, 'POST', `/me/${uuid}/evaluate`, { body, hookId: uuid, itemIndex });
+	await evaluateHook(this, uuid, body, { itemIndex });
 	return { uuid, evaluated: true, ...body };
 }

@@ -1,12 +1,13 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { getHook } from '../../../shared/hooks';
-import { getHookId, hookIdLocator } from './common';
+import { getHook } from '../../../shared/api/hooks';
+import { hookIdLocator } from './common.descriptions';
+import { getHookId } from './common.helpers';
 
 export const description = updateDisplayOptions({ show: { resource: ['hook'], operation: ['get'] } }, [hookIdLocator]);
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const uuid = getHookId.call(this, itemIndex);
-	return (await getHook(this, uuid, itemIndex)) as IDataObject;
+	const uuid = getHookId(this, itemIndex);
+	return (await getHook(this, uuid, { itemIndex })) as IDataObject;
 }

@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import type { Operation } from '../types';
+import { type Operation, operationProperty, type OperationText } from '../operation';
 import * as create from './create.operation';
 import * as deleteHook from './delete.operation';
 import * as disable from './disable.operation';
@@ -13,7 +13,9 @@ import * as getAll from './getAll.operation';
 import * as update from './update.operation';
 
 /** Operation values are part of the node's public interface: saved workflows refer to them. */
-export const operations: Record<string, Operation> = {
+type HookOperation = 'create' | 'delete' | 'disable' | 'disableMany' | 'enable' | 'enableMany' | 'evaluate' | 'get' | 'getAll' | 'update';
+
+export const operations: Record<HookOperation, Operation> = {
 	create,
 	delete: deleteHook,
 	disable,
@@ -26,27 +28,21 @@ export const operations: Record<string, Operation> = {
 	update,
 };
 
+const texts: Record<HookOperation, OperationText> = {
+	delete: { name: 'Delete', description: 'Delete a hook', action: 'Delete a hook' },
+	disable: { name: 'Disable', description: 'Stop a hook from delivering', action: 'Disable a hook' },
+	disableMany: { name: 'Disable Many', description: 'Disable every hook matching filters', action: 'Disable many hooks' },
+	enable: { name: 'Enable', description: 'Let a hook deliver', action: 'Enable a hook' },
+	enableMany: { name: 'Enable Many', description: 'Enable every hook matching filters', action: 'Enable many hooks' },
+	evaluate: { name: 'Evaluate', description: 'Test a hook against one block', action: 'Evaluate a hook against a block' },
+	get: { name: 'Get', description: 'Get a hook', action: 'Get a hook' },
+	getAll: { name: 'Get Many', description: 'List the hooks of the account', action: 'Get many hooks' },
+	create: { name: 'Register', description: 'Register a new hook', action: 'Register a hook' },
+	update: { name: 'Update', description: 'Change the definition of a hook', action: 'Update a hook' },
+};
+
 export const description: INodeProperties[] = [
-	{
-		displayName: 'Operation',
-		name: 'operation',
-		type: 'options',
-		noDataExpression: true,
-		displayOptions: { show: { resource: ['hook'] } },
-		options: [
-			{ name: 'Delete', value: 'delete', description: 'Delete a hook', action: 'Delete a hook' },
-			{ name: 'Disable', value: 'disable', description: 'Stop a hook from delivering', action: 'Disable a hook' },
-			{ name: 'Disable Many', value: 'disableMany', description: 'Disable every hook matching filters', action: 'Disable many hooks' },
-			{ name: 'Enable', value: 'enable', description: 'Let a hook deliver', action: 'Enable a hook' },
-			{ name: 'Enable Many', value: 'enableMany', description: 'Enable every hook matching filters', action: 'Enable many hooks' },
-			{ name: 'Evaluate', value: 'evaluate', description: 'Test a hook against one block', action: 'Evaluate a hook against a block' },
-			{ name: 'Get', value: 'get', description: 'Get a hook', action: 'Get a hook' },
-			{ name: 'Get Many', value: 'getAll', description: 'List the hooks of the account', action: 'Get many hooks' },
-			{ name: 'Register', value: 'create', description: 'Register a new hook', action: 'Register a hook' },
-			{ name: 'Update', value: 'update', description: 'Change the definition of a hook', action: 'Update a hook' },
-		],
-		default: 'create',
-	},
+	operationProperty('hook', texts, 'create'),
 	...create.description,
 	...deleteHook.description,
 	...disable.description,

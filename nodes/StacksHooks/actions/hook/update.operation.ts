@@ -4,10 +4,11 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { validate } from '../../../shared/definition';
 import { eventsProperty, toEventFilters } from '../../../shared/eventFilters';
 import { hookOptionsProperty, toHookOptions } from '../../../shared/hookOptions';
-import { getHook } from '../../../shared/hooks';
+import { getHook, updateHook } from '../../../shared/api/hooks';
 import { definitionUpdateSchema } from '../../../shared/schemas';
-import { apiRequest, getConnection } from '../../../shared/transport';
-import { getHookId, hookIdLocator } from './common';
+import { getConnection } from '../../../shared/transport/connection';
+import { hookIdLocator } from './common.descriptions';
+import { getHookId } from './common.helpers';
 
 const properties: INodeProperties[] = [
 	hookIdLocator,
@@ -43,7 +44,7 @@ const properties: INodeProperties[] = [
 export const description = updateDisplayOptions({ show: { resource: ['hook'], operation: ['update'] } }, properties);
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const uuid = getHookId.call(this, itemIndex);
+	const uuid = getHookId(this, itemIndex);
 	const fields = this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject;
 	const update: IDataObject = {};
 	if (typeof fields.name === 'string' && fields.name.trim()) update.name = fields.name.trim();
@@ -56,7 +57,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 
 	const body = validate(this.getNode(), definitionUpdateSchema, update, 'update', itemIndex);
 	const connection = await getConnection(this);
-	await apiRequest(this, 'PATCH', `/me/${uuid}`, { body, hookId: uuid, itemIndex }, connection);
+	await updateHook(this, uuid, body, { itemIndex, connection });
 	// What the service answers to an update is not documented: read the hook back so the item is what it now holds.
-	return (await getHook(this, uuid, itemIndex, connection)) as IDataObject;
+	return (await getHook(this, uuid, { itemIndex, connection })) as IDataObject;
 }

@@ -1,26 +1,18 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import type { Operation } from '../types';
+import { type Operation, operationProperty, type OperationText } from '../operation';
 import * as rotate from './rotate.operation';
 
-export const operations: Record<string, Operation> = { rotate };
+type SecretOperation = 'rotate';
 
-export const description: INodeProperties[] = [
-	{
-		displayName: 'Operation',
-		name: 'operation',
-		type: 'options',
-		noDataExpression: true,
-		displayOptions: { show: { resource: ['secret'] } },
-		options: [
-			{
-				name: 'Rotate',
-				value: 'rotate',
-				description: 'Replace the consumer secret sent with every delivery',
-				action: 'Rotate the consumer secret',
-			},
-		],
-		default: 'rotate',
+export const operations: Record<SecretOperation, Operation> = { rotate };
+
+const texts: Record<SecretOperation, OperationText> = {
+	rotate: {
+		name: 'Rotate',
+		description: 'Replace the consumer secret sent with every delivery',
+		action: 'Rotate the consumer secret',
 	},
-	...rotate.description,
-];
+};
+
+export const description: INodeProperties[] = [operationProperty('secret', texts, 'rotate'), ...rotate.description];

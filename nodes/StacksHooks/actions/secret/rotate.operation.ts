@@ -1,8 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { secretSchema } from '../../../shared/schemas';
-import { apiRequest } from '../../../shared/transport';
+import { rotateSecret } from '../../../shared/api/secret';
 
 const ROTATION_NOTICE =
 	'The consumer secret belongs to the account: rotating it changes it for every hook of the account at once, and the old one stops working. Put the new secret in the "Consumer Secret" field of the Stacks Hooks API credential (and in any other receiver) right away.';
@@ -19,7 +18,7 @@ const properties: INodeProperties[] = [
 export const description = updateDisplayOptions({ show: { resource: ['secret'], operation: ['rotate'] } }, properties);
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const { secret } = await apiRequest(this, 'POST', '/me/secret', { schema: secretSchema, itemIndex });
+	const secret = await rotateSecret(this, { itemIndex });
 	this.addExecutionHints({ message: ROTATION_NOTICE, location: 'outputPane' });
 	return { secret, rotated: true };
 }

@@ -6,7 +6,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import type { DeliveredBlock, Delivery } from './schemas';
+import type { DeliveredBlock, Delivery } from '../shared/schemas';
 
 export type OutputMode = 'transaction' | 'block' | 'delivery';
 export type RollbackMode = 'include' | 'ignore';

@@ -1,0 +1,77 @@
+/**
+ * Pacing from the rate-limit headers: while the window's budget lasts,
+ * requests go straight out; when it is spent, the next request waits for the
+ * reset instead of earning a 429. Shared by all executions in this process,
+ * per account, because the budget is the account's.
+ */
+import type { IDataObject } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
+
+class Pacer {
+	private remaining: number | undefined;
+
+	private resetAt = 0;
+
+	private pausedUntil = 0;
+
+	async acquire(): Promise<void> {
+		for (;;) {
+			const now = Date.now();
+			if (this.pausedUntil > now) {
+				await sleep(this.pausedUntil - now);
+				continue;
+			}
+			if (this.remaining !== undefined && this.remaining <= 0) {
+				if (this.resetAt > now) {
+					await sleep(this.resetAt - now + 25);
+					continue;
+				}
+				this.remaining = undefined;
+			}
+			break;
+		}
+		if (this.remaining !== undefined) this.remaining -= 1;
+	}
+
+	update(headers: IDataObject): void {
+		const remaining = Number(headers['ratelimit-remaining']);
+		const reset = Number(headers['ratelimit-reset']);
+		if (!Number.isFinite(remaining) || !Number.isFinite(reset)) return;
+		// The contract sends a Unix timestamp; a small number is read as seconds from now.
+		const resetAt = reset > 1e9 ? reset * 1000 : Date.now() + reset * 1000;
+		if (this.remaining === undefined || resetAt > this.resetAt + 500) {
+			this.resetAt = resetAt;
+			this.remaining = remaining;
+		} else {
+			// Same window: answers to concurrent requests arrive out of order; trust the lowest.
+			this.remaining = Math.min(this.remaining, remaining);
+		}
+	}
+
+	/** After a 429: every request of the account waits `retry-after` (or the back-off). */
+	pause(ms: number): void {
+		this.pausedUntil = Math.max(this.pausedUntil, Date.now() + ms);
+	}
+}
+
+const pacers = new Map<string, Pacer>();
+
+export function pacerFor(accountKey: string): Pacer {
+	let pacer = pacers.get(accountKey);
+	if (!pacer) {
+		pacer = new Pacer();
+		pacers.set(accountKey, pacer);
+	}
+	return pacer;
+}
+
+/** Seconds to wait before retry `attempt` (0-based): the service's `retry-after` when given, else 2^attempt. */
+export function retryDelaySeconds(retryAfter: unknown, attempt: number): number {
+	if (typeof retryAfter === 'string' && retryAfter.trim() !== '') {
+		const seconds = Number(retryAfter);
+		if (Number.isFinite(seconds) && seconds >= 0) return seconds;
+		const date = Date.parse(retryAfter);
+		if (!Number.isNaN(date)) return Math.max(0, (date - Date.now()) / 1000);
+	}
+	return 2 ** attempt;
+}
