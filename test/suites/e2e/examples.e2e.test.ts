@@ -1,0 +1,290 @@
+/**
+ * The example workflows of test/examples/workflows/, each imported into one
+ * real n8n 2.41.1 (HTTPS, the packed package installed as n8n installs
+ * community packages) and run against the emulator on loopback: the manual
+ * ones once through `n8n execute`, the trigger one activated and fed a block.
+ * Then the editor itself, in headless Chromium: the example's nodes, their
+ * icons, names and parameter panels. Screenshots go to test/artifacts/.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+
+import type { Emulator } from '../../emulator';
+import { type N8nInstance, runWorkflowOnce, type RunOnceResult, type Workflow } from '../../support/n8n/n8n';
+import { type Stack, startStack } from '../../support/n8n/stack';
+import { ARTIFACTS_DIR, EXAMPLES_DIR } from '../../support/paths';
+import {
+	canvasNode,
+	closeNodePanel,
+	type EditorBrowser,
+	imageSources,
+	imagesLoaded,
+	openBrowser,
+	openNodePanel,
+	openWorkflow,
+	panelLabels,
+	signIn,
+} from '../../support/browser';
+import {
+	ACTION_TYPE,
+	CREDENTIAL_NAME,
+	CREDENTIAL_TYPE,
+	type CredentialRef,
+	EXAMPLE_SENDER,
+	type ExampleKey,
+	EXAMPLES,
+	exampleKeys,
+	loadExample,
+	TRIGGER_TYPE,
+	WORKFLOWS_DIR,
+} from '../../support/examples';
+
+const API_KEY = 'examples-api-key';
+const SECRET = 'e8a3c0ffee5ec7e7e8a3c0ffee5ec7e7e8a3c0ffee5ec7e7e8a3c0ffee5ec7e7';
+const BOB = 'ST2CY5V39NHDPWSXMW9QDT3HC3GD6Q6XX4CFRK9AG';
+const CAROL = 'ST2JHG361ZXG51QTKY2NQCVBPPRRE2KZB1HR05NNC';
+const ICON_PATH = '/icons/n8n-nodes-stacks-hooks/dist/nodes/';
+
+const ARTIFACTS = ARTIFACTS_DIR;
+const README_SCREENSHOTS = path.join(EXAMPLES_DIR, 'screenshots');
+
+let stack: Stack;
+let n8n: N8nInstance;
+let emu: Emulator;
+let credential: CredentialRef;
+const imported = new Map<ExampleKey, Workflow>();
+
+type RunData = Record<string, Array<{ data: { main: Array<Array<{ json: Record<string, unknown> }>> } }>>;
+
+/** The items each node output in a `n8n execute` run. */
+function outputs(result: RunOnceResult): Record<string, Array<Record<string, unknown>>> {
+	expect(result.exitCode).toBe(0);
+	const runData = (result.json as { data: { resultData: { runData: RunData } } }).data.resultData.runData;
+	return Object.fromEntries(
+		Object.entries(runData).map(([node, runs]) => [node, runs[0].data.main[0].map((item) => item.json)]),
+	);
+}
+
+async function runExample(key: ExampleKey): Promise<Record<string, Array<Record<string, unknown>>>> {
+	return outputs(await runWorkflowOnce(n8n, loadExample(key, credential)));
+}
+
+beforeAll(async () => {
+	stack = await startStack({ apiKey: API_KEY, consumerSecret: SECRET, credentialName: CREDENTIAL_NAME });
+	({ n8n, emu, credential } = stack);
+	for (const key of exampleKeys()) imported.set(key, await n8n.api.createWorkflow(loadExample(key, credential)));
+}, 15 * 60_000);
+
+afterAll(async () => {
+	await stack?.close();
+}, 60_000);
+
+describe('the example workflows', () => {
+	it('are the four example files, with loopback URLs only', () => {
+		expect(fs.readdirSync(WORKFLOWS_DIR).sort()).toEqual(Object.values(EXAMPLES).sort());
+		for (const file of Object.values(EXAMPLES)) {
+			const text = fs.readFileSync(path.join(WORKFLOWS_DIR, file), 'utf8');
+			const urls = text.match(/https?:\/\/[^\s"'`)]+/g) ?? [];
+			expect(urls.filter((url) => !url.startsWith('https://127.0.0.1:'))).toEqual([]);
+		}
+	});
+
+	it('import into n8n with the credential pointed at the real one', async () => {
+		for (const key of exampleKeys()) {
+			const workflow = await n8n.api.getWorkflow(imported.get(key)!.id);
+			const ours = workflow.nodes.filter((node) => node.type === TRIGGER_TYPE || node.type === ACTION_TYPE);
+			expect(ours.length).toBeGreaterThan(0);
+			for (const node of ours) expect(node.credentials).toEqual({ [CREDENTIAL_TYPE]: credential });
+		}
+		const trigger = (await n8n.api.getWorkflow(imported.get('trigger')!.id)).nodes.find((node) => node.type === TRIGGER_TYPE);
+		expect(trigger?.webhookId).toBe(loadExample('trigger').nodes[0].webhookId);
+	});
+});
+
+describe('stx-transfers-trigger.json', () => {
+	it('registers its hook on activation, and formats one message per matching transfer', async () => {
+		const workflowId = imported.get('trigger')!.id;
+		await n8n.api.activate(workflowId);
+		const [hook, ...others] = emu.hooks(API_KEY);
+		expect(others).toEqual([]);
+		expect(hook.status.enabled).toBe(true);
+		expect(hook.definition.filters.events).toEqual([{ type: 'stx_transfer', sender: EXAMPLE_SENDER }]);
+		expect(hook.definition.action.url).toBe(n8n.webhookUrl(`${String(loadExample('trigger').nodes[0].webhookId)}/webhook`));
+
+		const [report] = await emu.injectBlock({
+			height: 1,
+			transactions: [
+				{ kind: 'stx_transfer', sender: EXAMPLE_SENDER, recipient: BOB, amount: 1_500_000 },
+				{ kind: 'stx_transfer', sender: BOB, recipient: CAROL, amount: 7_000_000 },
+				{ kind: 'stx_transfer', sender: EXAMPLE_SENDER, recipient: CAROL, amount: 2_000_000 },
+			],
+		});
+		expect(report.status).toBe(200);
+		const hashes = report.payload.event.apply[0].transactions.map((tx) => tx.transaction_identifier.hash);
+		expect(hashes).toHaveLength(2);
+
+		const [execution] = await n8n.api.waitForExecutions(workflowId, 1);
+		expect(execution.status).toBe('success');
+		const items = execution.data?.resultData?.runData?.['Format message']?.[0]?.data?.main?.[0]?.map((item) => item.json);
+		expect(items).toEqual([
+			{
+				message: `${EXAMPLE_SENDER} sent 1.5 STX to ${BOB} in block 1 (tx ${hashes[0]})`,
+				sender: EXAMPLE_SENDER,
+				recipient: BOB,
+				amountStx: 1.5,
+				blockHeight: 1,
+				txHash: hashes[0],
+				direction: 'apply',
+			},
+			{
+				message: `${EXAMPLE_SENDER} sent 2 STX to ${CAROL} in block 1 (tx ${hashes[1]})`,
+				sender: EXAMPLE_SENDER,
+				recipient: CAROL,
+				amountStx: 2,
+				blockHeight: 1,
+				txHash: hashes[1],
+				direction: 'apply',
+			},
+		]);
+	}, 60_000);
+});
+
+describe('register-and-list-hooks.json', () => {
+	it('registers a disabled hook to the placeholder URL, then lists every hook of the account', async () => {
+		const before = emu.hooks(API_KEY).map((hook) => hook.uuid);
+		const out = await runExample('registerAndList');
+		const [registered] = out['Register hook'];
+		expect(registered).toMatchObject({
+			definition: {
+				name: 'Example: STX transfers from ST1PQ…GZGM',
+				filters: { events: [{ type: 'stx_transfer', sender: EXAMPLE_SENDER }] },
+				action: { type: 'http_post', url: 'https://127.0.0.1:9/stacks-hooks-example' },
+			},
+			status: { status: 'new', enabled: false },
+		});
+		expect(out['List hooks'].map((hook) => hook.uuid)).toEqual([...before, registered.uuid]);
+		expect(emu.hooks(API_KEY).map((hook) => hook.uuid)).toEqual([...before, registered.uuid]);
+	}, 120_000);
+});
+
+describe('evaluate-hook.json', () => {
+	it('registers a hook, evaluates it against block 1 and reads it back', async () => {
+		const out = await runExample('evaluate');
+		expect(out['Block to test']).toEqual([{ blockHeight: 1 }]);
+		const { uuid } = out['Register hook'][0] as { uuid: string };
+		expect(out['Evaluate against block']).toEqual([{ uuid, evaluated: true, block_height: 1 }]);
+		expect(out['Get hook']).toEqual([expect.objectContaining({ uuid, definition: expect.objectContaining({ name: 'Example: evaluate STX transfers from ST1PQ…GZGM' }) })]);
+
+		await emu.settled();
+		const hook = emu.hooks(API_KEY).find((candidate) => candidate.uuid === uuid)!;
+		expect(hook.status).toMatchObject({ enabled: false, last_evaluated_block_height: 1, evaluated_block_count: 1 });
+		// Block 1 holds two transfers from the sender: the matches went to the placeholder URL, where nothing listens.
+		const delivery = emu.deliveries.find((report) => report.hookUuid === uuid)!;
+		expect(delivery).toMatchObject({ url: 'https://127.0.0.1:9/stacks-hooks-evaluate-example', blockHeight: 1, status: null });
+		expect(delivery.payload.event.apply[0].transactions).toHaveLength(2);
+	}, 120_000);
+});
+
+describe('rotate-consumer-secret.json', () => {
+	it('rotates the account secret and outputs the new one', async () => {
+		const out = await runExample('rotateSecret');
+		const [result] = out['Rotate consumer secret'] as Array<{ secret: string; rotated: boolean }>;
+		expect(result.rotated).toBe(true);
+		expect(result.secret).toBe(emu.consumerSecret(API_KEY));
+		expect(result.secret).not.toBe(SECRET);
+	}, 120_000);
+});
+
+/* ------------------------------------------------------------------------------------------ */
+
+/** Saves a screenshot in test/artifacts/; the README's copies in test/examples/screenshots/ are written when missing or with UPDATE_SCREENSHOTS=1. */
+async function screenshot(browser: EditorBrowser, name: string, forReadme = false): Promise<void> {
+	fs.mkdirSync(ARTIFACTS, { recursive: true });
+	const file = path.join(ARTIFACTS, name);
+	await browser.page.mouse.move(1, 1); // no hover effects in the picture
+	await browser.page.screenshot({ path: file });
+	const readmeCopy = path.join(README_SCREENSHOTS, name);
+	if (forReadme && (process.env.UPDATE_SCREENSHOTS === '1' || !fs.existsSync(readmeCopy))) {
+		fs.mkdirSync(README_SCREENSHOTS, { recursive: true });
+		fs.copyFileSync(file, readmeCopy);
+	}
+}
+
+describe('the editor, in headless Chromium', () => {
+	let browser: EditorBrowser;
+
+	beforeAll(async () => {
+		browser = await openBrowser(n8n.baseUrl);
+		await signIn(browser.page, n8n.baseUrl, n8n.owner.email, n8n.owner.password);
+	}, 15 * 60_000);
+
+	afterAll(async () => {
+		if (browser?.blocked.length) console.log(`requests the browser was refused (not n8n):\n${browser.blocked.join('\n')}`);
+		await browser?.close();
+	}, 30_000);
+
+	it('shows the trigger example with the package\'s icon and node names', async () => {
+		const { page } = browser;
+		await openWorkflow(page, n8n.baseUrl, imported.get('trigger')!.id);
+		const trigger = canvasNode(page, 'Stacks Hooks Trigger');
+		expect(await trigger.getAttribute('data-node-type')).toBe(TRIGGER_TYPE);
+		expect(await trigger.innerText()).toContain('Stacks Hooks Trigger');
+		const selector = '[data-test-id=canvas-node][data-node-name="Stacks Hooks Trigger"]';
+		expect(await imageSources(page, selector)).toEqual([`${ICON_PATH}StacksHooksTrigger/stacksHooks.svg`]);
+		expect(await imagesLoaded(page, selector)).toBe(true);
+		expect(await canvasNode(page, 'Format message').isVisible()).toBe(true);
+		await screenshot(browser, 'example-workflow.png', true);
+	}, 60_000);
+
+	it('opens the trigger\'s parameter panel: Events, Output, Rollbacks, Hook Name', async () => {
+		const { page } = browser;
+		await openNodePanel(page, 'Stacks Hooks Trigger');
+		const labels = await panelLabels(page);
+		for (const label of ['Credential', 'Events', 'Type', 'Sender', 'Hook Name', 'Output', 'Rollbacks', 'Options']) {
+			expect(labels).toContain(label);
+		}
+		expect(await page.inputValue('[data-test-id=ndv] [data-test-id=parameter-input-sender] input')).toBe(EXAMPLE_SENDER);
+		expect(await page.inputValue('[data-test-id=ndv] [data-test-id=node-credentials-select] input')).toBe(CREDENTIAL_NAME);
+		expect(await page.locator('[data-test-id=ndv] [data-test-id=node-version]').innerText()).toContain(
+			'Stacks Hooks Trigger node version 1.1',
+		);
+		expect(await imageSources(page, '[data-test-id=ndv]')).toContain(`${ICON_PATH}StacksHooksTrigger/stacksHooks.svg`);
+		await screenshot(browser, 'trigger-panel.png', true);
+		await closeNodePanel(page);
+	}, 60_000);
+
+	it('opens the action node\'s panel: Resource, Operation and the Register fields', async () => {
+		const { page } = browser;
+		await openWorkflow(page, n8n.baseUrl, imported.get('registerAndList')!.id);
+		const selector = '[data-test-id=canvas-node][data-node-name="Register hook"]';
+		expect(await canvasNode(page, 'Register hook').getAttribute('data-node-type')).toBe(ACTION_TYPE);
+		expect(await imageSources(page, selector)).toEqual([`${ICON_PATH}StacksHooks/stacksHooks.svg`]);
+		expect(await imagesLoaded(page, selector)).toBe(true);
+
+		await openNodePanel(page, 'Register hook');
+		const labels = await panelLabels(page);
+		for (const label of ['Credential', 'Resource', 'Operation', 'Specify By', 'Name', 'Webhook URL', 'Events', 'Options']) {
+			expect(labels).toContain(label);
+		}
+		expect(await page.inputValue('[data-test-id=ndv] [data-test-id=parameter-input-resource] input')).toBe('Hook');
+		expect(await page.inputValue('[data-test-id=ndv] [data-test-id=parameter-input-operation] input')).toBe('Register');
+		expect(await page.locator('[data-test-id=ndv] [data-test-id=node-version]').innerText()).toContain('Stacks Hooks node version 1');
+		await screenshot(browser, 'action-panel.png');
+		await closeNodePanel(page);
+	}, 60_000);
+
+	it('offers the nodes as "Stacks Hooks" in the nodes panel, with the icon', async () => {
+		const { page } = browser;
+		await page.click('[data-test-id=node-creator-plus-button]');
+		await page.waitForSelector('[data-test-id=node-creator]', { timeout: 10_000 });
+		await page.locator('[data-test-id=node-creator-search-bar] input, input[data-test-id=node-creator-search-bar]').first().fill('Stacks Hooks');
+		// The categories are listed at once; the search result replaces them.
+		await page.locator('[data-test-id=node-creator-item-name]', { hasText: 'Stacks Hooks' }).first().waitFor({ timeout: 10_000 });
+		const names = await page.$$eval('[data-test-id=node-creator-item-name]', (items) =>
+			items.map((item) => (item as unknown as { innerText: string }).innerText.trim()),
+		);
+		expect(names).toContain('Stacks Hooks');
+		expect((await imageSources(page, '[data-test-id=node-creator]')).some((src) => src.startsWith(ICON_PATH))).toBe(true);
+		await screenshot(browser, 'node-creator.png');
+	}, 60_000);
+});

@@ -1,0 +1,276 @@
+/**
+ * The trigger's whole life inside a real n8n 2.41.1 (Node 24, HTTPS, the
+ * packed package installed as n8n installs community packages), against the
+ * emulator on loopback; and the action node run once through `n8n execute`.
+ */
+import type { Emulator } from '../../emulator';
+import { type Execution, type N8nInstance, runWorkflowOnce, sleep, type WorkflowJson } from '../../support/n8n/n8n';
+import { type Stack, startStack } from '../../support/n8n/stack';
+
+const API_KEY = 'e2e-api-key';
+const SECRET = '5ec7e75ec7e75ec7e75ec7e75ec7e75ec7e75ec7e75ec7e75ec7e75ec7e7abcd';
+const ALICE = 'ST1PQHQKV0RJXZFY1DGX8MNSNYVE3VGZJSRTPGZGM';
+const BOB = 'ST2CY5V39NHDPWSXMW9QDT3HC3GD6Q6XX4CFRK9AG';
+const WEBHOOK_ID = '0f6c2f4e-8a51-4d7b-b0de-3c1f9e2a7b64';
+const TRIGGER = 'n8n-nodes-stacks-hooks.stacksHooksTrigger';
+const ACTION = 'n8n-nodes-stacks-hooks.stacksHooks';
+
+let stack: Stack;
+let n8n: N8nInstance;
+let emu: Emulator;
+let credential: { id: string; name: string };
+let height = 1000;
+// A real n8n on 2 shared cores: a restart or an `n8n execute` takes 10-20 s.
+jest.setTimeout(180_000);
+
+function triggerWorkflow(sender: string, webhookId = WEBHOOK_ID, name = 'STX from a sender'): WorkflowJson {
+	return {
+		name,
+		nodes: [
+			{
+				id: 'c1d6e7a8-1111-4b2c-9d3e-aaaaaaaaaaaa',
+				name: 'Stacks Hooks Trigger',
+				type: TRIGGER,
+				typeVersion: 1.1,
+				position: [0, 0],
+				webhookId,
+				parameters: { events: { filter: [{ type: 'stx_transfer', sender }] } },
+				credentials: { stacksHooksApi: credential },
+			},
+		],
+		connections: {},
+	};
+}
+
+const transfers = (sender: string, count: number) => ({
+	height: ++height,
+	transactions: Array.from({ length: count }, (_, i) => ({
+		kind: 'stx_transfer' as const,
+		sender,
+		recipient: BOB,
+		amount: 1_000_000 + i,
+	})),
+});
+
+const productionUrl = () => n8n.webhookUrl(`${WEBHOOK_ID}/webhook`);
+
+const items = (execution: Execution) =>
+	execution.data?.resultData?.runData?.['Stacks Hooks Trigger']?.[0]?.data?.main?.[0]?.map((item) => item.json) ?? [];
+
+async function executionCount(workflowId: string): Promise<number> {
+	return (await n8n.api.executions({ workflowId })).length;
+}
+
+/** The hooks at the emulator once `done` holds of them, or as they are after 10 s. */
+async function hooksOnceSettled(done: (count: number) => boolean) {
+	for (let waited = 0; !done(emu.hooks(API_KEY).length) && waited < 10_000; waited += 250) await sleep(250);
+	return emu.hooks(API_KEY);
+}
+
+/** Nothing new shows up: waits long enough for an execution to have been recorded if one had started. */
+async function expectNoNewExecution(workflowId: string, before: number): Promise<void> {
+	await sleep(1500);
+	expect(await executionCount(workflowId)).toBe(before);
+}
+
+beforeAll(async () => {
+	stack = await startStack({ apiKey: API_KEY, consumerSecret: SECRET, credentialName: 'Stacks Hooks (emulator)' });
+	({ n8n, emu, credential } = stack);
+}, 15 * 60_000);
+
+afterAll(async () => {
+	await stack?.close();
+}, 60_000);
+
+describe('Stacks Hooks Trigger in a real n8n', () => {
+	let workflowId: string;
+
+	it('registers exactly one enabled hook, to the production webhook URL, on activation', async () => {
+		const workflow = await n8n.api.createWorkflow(triggerWorkflow(ALICE));
+		workflowId = workflow.id;
+		await n8n.api.activate(workflowId);
+		const hooks = emu.hooks(API_KEY);
+		expect(hooks).toHaveLength(1);
+		expect(hooks[0].status.enabled).toBe(true);
+		expect(hooks[0].definition.action.url).toBe(productionUrl());
+		expect(productionUrl()).toMatch(/^https:\/\//);
+		expect(hooks[0].definition.name).toBe(`n8n: STX from a sender (${workflowId})`);
+	});
+
+	it('runs once for a matching block, with one item per transaction, and not for others', async () => {
+		const block = transfers(ALICE, 3);
+		const [report] = await emu.injectBlock(block);
+		expect(report.status).toBe(200);
+		const [execution] = await n8n.api.waitForExecutions(workflowId, 1);
+		expect(execution.status).toBe('success');
+		const output = items(execution);
+		const delivered = report.payload.event.apply[0];
+		expect(output.map((item) => item.txHash)).toEqual(delivered.transactions.map((tx) => tx.transaction_identifier.hash));
+		expect(output[0]).toMatchObject({
+			direction: 'apply',
+			hookUuid: emu.hooks(API_KEY)[0].uuid,
+			network: 'testnet',
+			blockHeight: block.height,
+			blockHash: delivered.block_identifier.hash,
+			sender: ALICE,
+			txStatus: 'success',
+		});
+
+		expect(await emu.injectBlock(transfers(BOB, 2))).toEqual([]);
+		await expectNoNewExecution(workflowId, 1);
+	});
+
+	it('marks a rolled-back block', async () => {
+		await emu.injectRollback(transfers(ALICE, 1));
+		const executions = await n8n.api.waitForExecutions(workflowId, 2);
+		expect(items(executions[1]).map((item) => item.direction)).toEqual(['rollback']);
+	});
+
+	it('answers 401 and starts nothing without the right secret; 200 and runs for each accepted header form', async () => {
+		const payload = (await emu.injectBlock(transfers(ALICE, 1)))[0].payload;
+		await n8n.api.waitForExecutions(workflowId, 3);
+		const post = (headers: Record<string, string>) =>
+			n8n.request(productionUrl(), { method: 'POST', headers, body: payload });
+
+		const refused: Array<Record<string, string>> = [
+			{},
+			{ 'x-hook-consumer-secret': `${SECRET.slice(0, -1)}0` },
+			{ 'x-hook-consumer-secret': SECRET.slice(0, 10) },
+			{ authorization: `Bearer ${SECRET}x` },
+		];
+		for (const headers of refused) {
+			expect((await post(headers)).status).toBe(401);
+		}
+		await expectNoNewExecution(workflowId, 3);
+
+		const accepted: Array<Record<string, string>> = [
+			{ 'x-hook-consumer-secret': SECRET },
+			{ 'x-chainhook-consumer-secret': SECRET },
+			{ authorization: `Bearer ${SECRET}` },
+		];
+		for (const headers of accepted) {
+			const answer = await post(headers);
+			expect(answer.status).toBe(200);
+			expect(answer.json).toEqual({ received: true, items: 1 });
+		}
+		expect(await n8n.api.waitForExecutions(workflowId, 6)).toHaveLength(6);
+	});
+
+	it('keeps exactly one hook across a restart, still delivering', async () => {
+		const [before] = emu.hooks(API_KEY);
+		await n8n.restart();
+		expect(emu.hooks(API_KEY).map((hook) => hook.uuid)).toEqual([before.uuid]);
+		const [report] = await emu.injectBlock(transfers(ALICE, 2));
+		expect(report.status).toBe(200);
+		const executions = await n8n.api.waitForExecutions(workflowId, 7);
+		expect(items(executions[6])).toHaveLength(2);
+	});
+
+	it('leaves exactly one hook, with the new events, when the events change and it is re-activated', async () => {
+		await n8n.api.updateWorkflow(workflowId, triggerWorkflow(BOB));
+		await n8n.api.activate(workflowId);
+		const hooks = emu.hooks(API_KEY);
+		expect(hooks).toHaveLength(1);
+		expect(hooks[0].definition.filters.events).toEqual([{ type: 'stx_transfer', sender: BOB }]);
+		expect(hooks[0].status.enabled).toBe(true);
+		expect(await emu.injectBlock(transfers(BOB, 1))).toEqual([expect.objectContaining({ status: 200 })]);
+	});
+
+	it('deletes the hook on deactivation: the service holds none afterwards', async () => {
+		await n8n.api.deactivate(workflowId);
+		expect(emu.hooks(API_KEY)).toEqual([]);
+	});
+
+	it('still deactivates cleanly when the hook was deleted at the service by hand', async () => {
+		await n8n.api.activate(workflowId);
+		const [hook] = emu.hooks(API_KEY);
+		const gone = await fetch(`${emu.url}/me/${hook.uuid}`, { method: 'DELETE', headers: { 'x-api-key': API_KEY } });
+		expect(gone.status).toBe(204);
+		await n8n.api.deactivate(workflowId);
+		expect(emu.hooks(API_KEY)).toEqual([]);
+		expect((await n8n.api.getWorkflow(workflowId)).active).toBe(false);
+	});
+});
+
+describe('Listening for a test event in the editor', () => {
+	const TEST_WEBHOOK_ID = '7a2d9c41-5e3b-4f6a-8c1d-2b9e0f4a6d35';
+	const listen = (id: string) =>
+		n8n.api.rest('POST', `/workflows/${id}/run`, { triggerToStartFrom: { name: 'Stacks Hooks Trigger' } });
+
+	it('registers its own hook for the test URL, and removes it when listening is cancelled', async () => {
+		emu.reset();
+		const { id } = await n8n.api.createWorkflow(triggerWorkflow(ALICE, TEST_WEBHOOK_ID, 'Test listening'));
+		expect(await listen(id)).toMatchObject({ data: { waitingForWebhook: true } });
+		const hooks = emu.hooks(API_KEY);
+		expect(hooks).toHaveLength(1);
+		expect(hooks[0].definition.action.url).toBe(`${n8n.webhookBaseUrl}webhook-test/${TEST_WEBHOOK_ID}/webhook`);
+		expect(hooks[0].definition.name).toBe(`n8n: Test listening (${id}) [test]`);
+		expect(hooks[0].status.enabled).toBe(true);
+
+		// n8n removes test webhooks in the background once the cancel request is answered.
+		await n8n.api.rest('DELETE', `/test-webhook/${id}`);
+		expect(await hooksOnceSettled((count) => count === 0)).toEqual([]);
+	});
+
+	it('runs once on the first matching delivery, then removes its hook', async () => {
+		emu.reset();
+		const { id } = await n8n.api.createWorkflow(triggerWorkflow(ALICE, TEST_WEBHOOK_ID, 'Test delivery'));
+		await listen(id);
+		const [report] = await emu.injectBlock(transfers(ALICE, 2));
+		expect(report.status).toBe(200);
+		const [execution] = await n8n.api.waitForExecutions(id, 1);
+		expect(execution.mode).toBe('manual');
+		expect(items(execution)).toHaveLength(2);
+		// n8n ends test listening after one call; the trigger's delete then removes the test hook.
+		expect(await hooksOnceSettled((count) => count === 0)).toEqual([]);
+	});
+});
+
+describe('Stacks Hooks action node through `n8n execute`', () => {
+	it('registers, lists and deletes a hook', async () => {
+		const node = (name: string, x: number, parameters: Record<string, unknown>) => ({
+			id: `a0000000-0000-4000-8000-00000000000${x}`,
+			name,
+			type: ACTION,
+			typeVersion: 1.1,
+			position: [x * 200, 0],
+			parameters,
+			credentials: { stacksHooksApi: credential },
+		});
+		const workflow: WorkflowJson = {
+			name: 'Manage hooks',
+			nodes: [
+				{ id: 'a0000000-0000-4000-8000-000000000000', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+				node('Register', 1, {
+					resource: 'hook',
+					operation: 'create',
+					name: 'from n8n execute',
+					webhookUrl: 'https://127.0.0.1:9/webhook/cli',
+					events: { filter: [{ type: 'stx_transfer', sender: ALICE }] },
+				}),
+				node('List', 2, { resource: 'hook', operation: 'getAll', returnAll: true }),
+				node('Delete', 3, {
+					resource: 'hook',
+					operation: 'delete',
+					hookId: { __rl: true, mode: 'id', value: "={{ $('Register').item.json.uuid }}" },
+				}),
+			],
+			connections: {
+				Start: { main: [[{ node: 'Register', type: 'main', index: 0 }]] },
+				Register: { main: [[{ node: 'List', type: 'main', index: 0 }]] },
+				List: { main: [[{ node: 'Delete', type: 'main', index: 0 }]] },
+			},
+		};
+		emu.clearRequests();
+		const result = await runWorkflowOnce(n8n, workflow);
+		expect(result.exitCode).toBe(0);
+		const runData = (result.json as { data: { resultData: { runData: Record<string, Array<{ data: { main: Array<Array<{ json: Record<string, unknown> }>> } }>> } } }).data.resultData.runData;
+		const registered = runData.Register[0].data.main[0][0].json;
+		expect(registered).toMatchObject({ definition: { name: 'from n8n execute' }, status: { status: 'new', enabled: false } });
+		const listed = runData.List[0].data.main[0].map((item) => item.json.uuid);
+		expect(listed).toContain(registered.uuid);
+		expect(runData.Delete[0].data.main[0].map((item) => item.json)).toEqual([{ uuid: registered.uuid, deleted: true }]);
+		expect(emu.hooks(API_KEY)).toEqual([]);
+		expect(emu.requests.map((request) => request.method)).toEqual(['POST', 'GET', 'DELETE']);
+	});
+});

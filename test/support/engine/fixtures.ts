@@ -1,0 +1,82 @@
+/** What the node tests share: the real nodes and credential, an emulator account, and runners bound to them. */
+import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
+
+import { StacksHooksApi } from '../../../credentials/StacksHooksApi.credentials';
+import { StacksHooks } from '../../../nodes/StacksHooks/StacksHooks.node';
+import { StacksHooksTrigger } from '../../../nodes/StacksHooksTrigger/StacksHooksTrigger.node';
+import { type Emulator, type EmulatorOptions, startEmulator } from '../../emulator';
+import { runHookMethod, runListSearch, runNode, runWebhook } from './harness';
+
+export const API_KEY = 'engine-test-key';
+export const CONSUMER_SECRET = 'c0ffee'.repeat(10) + 'abcd';
+export const ALICE = 'ST1PQHQKV0RJXZFY1DGX8MNSNYVE3VGZJSRTPGZGM';
+export const BOB = 'ST2CY5V39NHDPWSXMW9QDT3HC3GD6Q6XX4CFRK9AG';
+/** On loopback, so that nothing a test does can reach outside this machine. */
+export const WEBHOOK = 'https://127.0.0.1:9/webhook/3b1f8d2e-0b7a-4c59-9e53-6f7d0c1a2b3c/webhook';
+
+export const credentialTypes = [new StacksHooksApi()];
+export const actionNode = new StacksHooks();
+export const triggerNode = new StacksHooksTrigger();
+
+export async function emulator(options: EmulatorOptions = {}): Promise<Emulator> {
+	return await startEmulator({ accounts: [{ apiKey: API_KEY, consumerSecret: CONSUMER_SECRET }], ...options });
+}
+
+export function credentialsFor(emu: Emulator, overrides: IDataObject = {}) {
+	return {
+		stacksHooksApi: {
+			apiKey: API_KEY,
+			network: 'testnet',
+			baseUrl: emu.url,
+			consumerSecret: CONSUMER_SECRET,
+			...overrides,
+		},
+	};
+}
+
+export async function runAction(
+	emu: Emulator,
+	parameters: INodeParameters,
+	opts: { items?: IDataObject[] | INodeExecutionData[]; continueOnFail?: boolean; credentials?: IDataObject } = {},
+) {
+	return await runNode({
+		nodeType: actionNode,
+		credentialTypes,
+		credentials: credentialsFor(emu, opts.credentials),
+		parameters,
+		items: opts.items,
+		continueOnFail: opts.continueOnFail,
+	});
+}
+
+export const hookById = (id: string) => ({ __rl: true, mode: 'id', value: id });
+
+export function stxTransferFrom(sender: string) {
+	return { filter: [{ type: 'stx_transfer', sender }] };
+}
+
+/** Registers a hook through the node (fields mode) and returns its record. */
+export async function registerThroughNode(emu: Emulator, name: string, events: INodeParameters = stxTransferFrom(ALICE)) {
+	const { items, error } = await runAction(emu, {
+		resource: 'hook',
+		operation: 'create',
+		name,
+		webhookUrl: WEBHOOK,
+		events,
+	});
+	if (error) throw error;
+	return items[0].json;
+}
+
+export async function listSearch(emu: Emulator, filter?: string, paginationToken?: string) {
+	return await runListSearch({
+		nodeType: actionNode,
+		credentialTypes,
+		credentials: credentialsFor(emu),
+		method: 'searchHooks',
+		filter,
+		paginationToken,
+	});
+}
+
+export { runHookMethod, runWebhook };

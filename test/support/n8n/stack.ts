@@ -1,0 +1,54 @@
+/**
+ * The set-up every real-n8n suite shares: the packed package installed into a
+ * fresh user folder as n8n installs community packages, n8n over HTTPS, the
+ * emulator trusting n8n's certificate for its deliveries, and a Stacks Hooks
+ * API credential pointing at the emulator.
+ */
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+
+import { type Emulator, type EmulatorOptions, startEmulator } from '../../emulator';
+import { installPackage, type N8nInstance, packPackage, startN8n, type StartOptions } from './n8n';
+
+export interface Stack {
+	n8n: N8nInstance;
+	emu: Emulator;
+	credential: { id: string; name: string };
+	userFolder: string;
+	/** Stops n8n and the emulator and removes the user folder. */
+	close(): Promise<void>;
+}
+
+export async function startStack(opts: {
+	apiKey: string;
+	consumerSecret: string;
+	credentialName: string;
+	emulator?: EmulatorOptions;
+	n8n?: StartOptions;
+}): Promise<Stack> {
+	const userFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'stacks-hooks-n8n-'));
+	await installPackage(userFolder, await packPackage());
+	const n8n = await startN8n({ https: true, ...opts.n8n, userFolder });
+	const emu = await startEmulator({
+		accounts: [{ apiKey: opts.apiKey, consumerSecret: opts.consumerSecret }],
+		deliveryCa: n8n.certificate,
+		...opts.emulator,
+	});
+	const created = await n8n.api.createCredential({
+		name: opts.credentialName,
+		type: 'stacksHooksApi',
+		data: { apiKey: opts.apiKey, network: 'testnet', baseUrl: emu.url, consumerSecret: opts.consumerSecret },
+	});
+	return {
+		n8n,
+		emu,
+		credential: { id: created.id, name: created.name },
+		userFolder,
+		async close() {
+			await n8n.stop();
+			await emu.close();
+			fs.rmSync(userFolder, { recursive: true, force: true });
+		},
+	};
+}

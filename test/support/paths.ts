@@ -1,0 +1,30 @@
+/**
+ * Where things are, whether the code runs from test/ (jest) or compiled into
+ * .build/test/ (npm start, npm run bench): found by walking up to the
+ * package's own package.json, so no file depends on its depth.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+
+function findRepo(from: string): string {
+	for (let dir = from; ; dir = path.dirname(dir)) {
+		try {
+			const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name?: string };
+			if (manifest.name === 'n8n-nodes-stacks-hooks') return dir;
+		} catch {
+			/* no package.json here */
+		}
+		if (path.dirname(dir) === dir) throw new Error(`no n8n-nodes-stacks-hooks package.json above ${from}`);
+	}
+}
+
+export const REPO_DIR = findRepo(__dirname);
+
+/** The pinned n8n and Node 24 (package.json, lock file, node_modules). */
+export const HOST_DIR = path.join(REPO_DIR, 'test', 'support', 'n8n', 'host');
+
+/** The example workflows (JSON) and the README's screenshots. */
+export const EXAMPLES_DIR = path.join(REPO_DIR, 'test', 'examples');
+
+/** Screenshots and other output of a test run (ignored by git). */
+export const ARTIFACTS_DIR = path.join(REPO_DIR, 'test', 'artifacts');
