@@ -10,7 +10,7 @@ import type { IDataObject, IHookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { buildDefinition } from '../shared/definition';
-import { deleteHook, getHook, listHooks, registerHook, setHookEnabled } from '../shared/api/hooks';
+import { deleteHook, getHook, listHooks, registerHook, setHookEnabled } from '../shared/api/hookEndpoints';
 import { isHttpsUrl } from '../shared/constants';
 import type { Definition, Hook } from '../shared/schemas';
 import { type Connection, getConnection } from '../shared/transport/connection';

@@ -1,6 +1,6 @@
 import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 
-import { getHookPage } from '../../shared/api/hooks';
+import { getHookPage } from '../../shared/api/hookEndpoints';
 import { MAX_PAGE_SIZE } from '../../shared/constants';
 
 /** The account's hooks for the Hook picker, a page at a time, filtered by name or UUID. */

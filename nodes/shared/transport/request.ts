@@ -33,6 +33,9 @@ export interface ApiRequest<T> {
 	connection?: Connection;
 }
 
+/** What every API helper takes last: the item it runs for, and a connection already read. */
+export type CallOptions = Pick<ApiRequest<unknown>, 'itemIndex' | 'connection'>;
+
 export async function apiRequest<T = undefined>(ctx: RequestContext, request: ApiRequest<T>): Promise<T> {
 	const { method, path, schema, itemIndex } = request;
 	const connection = request.connection ?? (await getConnection(ctx));

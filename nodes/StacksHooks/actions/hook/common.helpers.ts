@@ -2,7 +2,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { setHookEnabled, setHooksEnabled } from '../../../shared/api/hooks';
+import { setHookEnabled, setHooksEnabled } from '../../../shared/api/hookEndpoints';
 import { validate } from '../../../shared/definition';
 import { uuidSchema } from '../../../shared/identifiers';
 import { bulkFiltersSchema } from '../../../shared/schemas';

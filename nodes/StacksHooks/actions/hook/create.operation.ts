@@ -4,7 +4,7 @@ import { jsonParse, NodeOperationError, updateDisplayOptions } from 'n8n-workflo
 import { buildDefinition, validate } from '../../../shared/definition';
 import { eventsProperty } from '../../../shared/eventFilters';
 import { hookOptionsProperty } from '../../../shared/hookOptions';
-import { registerHook } from '../../../shared/api/hooks';
+import { registerHook } from '../../../shared/api/hookEndpoints';
 import { definitionSchema } from '../../../shared/schemas';
 import { getConnection } from '../../../shared/transport/connection';
 

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { deleteHook } from '../../../shared/api/hooks';
+import { deleteHook } from '../../../shared/api/hookEndpoints';
 import { hookIdLocator } from './common.descriptions';
 import { getHookId } from './common.helpers';
 

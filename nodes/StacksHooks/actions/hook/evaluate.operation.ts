@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { type BlockRef, evaluateHook } from '../../../shared/api/hooks';
+import { type BlockRef, evaluateHook } from '../../../shared/api/hookEndpoints';
 import { hookIdLocator } from './common.descriptions';
 import { getHookId } from './common.helpers';
 

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { getHook } from '../../../shared/api/hooks';
+import { getHook } from '../../../shared/api/hookEndpoints';
 import { hookIdLocator } from './common.descriptions';
 import { getHookId } from './common.helpers';
 

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { listHooks } from '../../../shared/api/hooks';
+import { listHooks } from '../../../shared/api/hookEndpoints';
 
 const properties: INodeProperties[] = [
 	{

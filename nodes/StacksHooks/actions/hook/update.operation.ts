@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { validate } from '../../../shared/definition';
 import { eventsProperty, toEventFilters } from '../../../shared/eventFilters';
 import { hookOptionsProperty, toHookOptions } from '../../../shared/hookOptions';
-import { getHook, updateHook } from '../../../shared/api/hooks';
+import { getHook, updateHook } from '../../../shared/api/hookEndpoints';
 import { definitionUpdateSchema } from '../../../shared/schemas';
 import { getConnection } from '../../../shared/transport/connection';
 import { hookIdLocator } from './common.descriptions';

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { rotateSecret } from '../../../shared/api/secret';
+import { rotateSecret } from '../../../shared/api/secretEndpoints';
 
 const ROTATION_NOTICE =
 	'The consumer secret belongs to the account: rotating it changes it for every hook of the account at once, and the old one stops working. Put the new secret in the "Consumer Secret" field of the Stacks Hooks API credential (and in any other receiver) right away.';

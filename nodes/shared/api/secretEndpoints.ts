@@ -1,9 +1,7 @@
 /** The account's consumer secret, which the service sends with every delivery. */
 import { secretSchema } from '../schemas';
 import type { RequestContext } from '../transport/context';
-import { apiRequest } from '../transport/request';
-
-import type { CallOptions } from './hooks';
+import { apiRequest, type CallOptions } from '../transport/request';
 
 /** Replaces the account's consumer secret; answers the new one. */
 export async function rotateSecret(ctx: RequestContext, options: CallOptions = {}): Promise<string> {

@@ -16,16 +16,9 @@ import {
 	hookPageSchema,
 	hookSchema,
 } from '../schemas';
-import { type Connection, getConnection } from '../transport/connection';
+import { getConnection } from '../transport/connection';
 import type { RequestContext } from '../transport/context';
-import { apiRequest } from '../transport/request';
-
-export interface CallOptions {
-	/** The input item the call is made for, named in its errors. */
-	itemIndex?: number;
-	/** A connection already read from the credential, to save reading it again. */
-	connection?: Connection;
-}
+import { apiRequest, type CallOptions } from '../transport/request';
 
 /** Pages after the first are fetched this many at a time; the transport's pacing keeps them within the rate limit. */
 const PAGE_CONCURRENCY = 10;
