@@ -22,40 +22,24 @@ const CHROMIUM_ARGS = [
 	'--disable-sync',
 ];
 
-function runApt(args: string[]): void {
-	const result = spawnSync('apt-get', args, {
-		encoding: 'utf8',
-		env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
-		timeout: 15 * 60_000,
-	});
-	if (result.error || result.status !== 0) {
-		const output = `${result.stdout ?? ''}\n${result.stderr ?? ''}`.trim().split('\n').slice(-20).join('\n');
-		throw new Error(
-			`\`apt-get ${args.join(' ')}\` failed (${result.error?.message ?? `exit ${result.status}`}):\n${output}\n` +
-				'Install Chromium by hand (apt-get install -y chromium) and run the tests again.',
-		);
-	}
-}
-
 /**
- * The path of Debian's Chromium. On a machine without it, installs the
- * `chromium` package with apt-get when running as root (about a minute); else
- * says how to install it.
+ * The path of Debian's Chromium. On a machine without it, installs the `chromium` package with
+ * apt-get when running as root (about a minute); else says how to install it.
  */
-export function ensureChromium(log: (message: string) => void = (message) => console.log(message)): string {
+export function ensureChromium(log: (message: string) => void = console.log): string {
 	if (fs.existsSync(CHROMIUM_PATH)) return CHROMIUM_PATH;
-	if (process.getuid?.() !== 0) {
-		throw new Error(
-			`The browser check needs Chromium at ${CHROMIUM_PATH}, and only root can install it here. ` +
-				'Install it (sudo apt-get install -y chromium) and run the tests again.',
-		);
-	}
+	const byHand = 'Install it (sudo apt-get install -y chromium) and run the tests again.';
+	if (process.getuid?.() !== 0) throw new Error(`The browser check needs Chromium at ${CHROMIUM_PATH}, and only root can install it here. ${byHand}`);
 	log(`Chromium is missing at ${CHROMIUM_PATH}: installing Debian's chromium package (apt-get, about a minute)…`);
-	runApt(['update']);
-	runApt(['install', '-y', 'chromium']);
-	if (!fs.existsSync(CHROMIUM_PATH)) {
-		throw new Error(`apt-get installed chromium, but ${CHROMIUM_PATH} is still missing.`);
+	for (const args of [['update'], ['install', '-y', 'chromium']]) {
+		const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+		const result = spawnSync('apt-get', args, { encoding: 'utf8', env, timeout: 15 * 60_000 });
+		if (result.error || result.status !== 0) {
+			const output = `${result.stdout ?? ''}\n${result.stderr ?? ''}`.trim().split('\n').slice(-20).join('\n');
+			throw new Error(`\`apt-get ${args.join(' ')}\` failed (${result.error?.message ?? `exit ${result.status}`}):\n${output}\n${byHand}`);
+		}
 	}
+	if (!fs.existsSync(CHROMIUM_PATH)) throw new Error(`apt-get installed chromium, but ${CHROMIUM_PATH} is still missing.`);
 	log('Chromium installed.');
 	return CHROMIUM_PATH;
 }

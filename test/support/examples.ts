@@ -7,7 +7,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 
-import type { WorkflowJson } from './n8n/n8n';
+import type { WorkflowJson } from './n8n/api';
 import { EXAMPLES_DIR } from './paths';
 
 const PACKAGE_NAME = 'n8n-nodes-stacks-hooks';

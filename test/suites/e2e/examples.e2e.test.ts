@@ -10,7 +10,9 @@ import * as fs from 'fs';
 import * as path from 'path';
 
 import type { Emulator } from '../../emulator';
-import { type N8nInstance, runWorkflowOnce, type RunOnceResult, type Workflow } from '../../support/n8n/n8n';
+import type { Workflow } from '../../support/n8n/api';
+import { type RunOnceResult, runWorkflowOnce } from '../../support/n8n/cli';
+import type { N8nInstance } from '../../support/n8n/instance';
 import { type Stack, startStack } from '../../support/n8n/stack';
 import { ARTIFACTS_DIR, EXAMPLES_DIR } from '../../support/paths';
 import {
@@ -230,7 +232,7 @@ describe('the editor, in headless Chromium', () => {
 		expect(await trigger.getAttribute('data-node-type')).toBe(TRIGGER_TYPE);
 		expect(await trigger.innerText()).toContain('Stacks Hooks Trigger');
 		const selector = '[data-test-id=canvas-node][data-node-name="Stacks Hooks Trigger"]';
-		expect(await imageSources(page, selector)).toEqual([`${ICON_PATH}StacksHooksTrigger/stacksHooks.svg`]);
+		expect(await imageSources(page, selector)).toEqual([`${ICON_PATH}icons/stacksHooks.svg`]);
 		expect(await imagesLoaded(page, selector)).toBe(true);
 		expect(await canvasNode(page, 'Format message').isVisible()).toBe(true);
 		await screenshot(browser, 'example-workflow.png', true);
@@ -248,7 +250,7 @@ describe('the editor, in headless Chromium', () => {
 		expect(await page.locator('[data-test-id=ndv] [data-test-id=node-version]').innerText()).toContain(
 			'Stacks Hooks Trigger node version 1.1',
 		);
-		expect(await imageSources(page, '[data-test-id=ndv]')).toContain(`${ICON_PATH}StacksHooksTrigger/stacksHooks.svg`);
+		expect(await imageSources(page, '[data-test-id=ndv]')).toContain(`${ICON_PATH}icons/stacksHooks.svg`);
 		await screenshot(browser, 'trigger-panel.png', true);
 		await closeNodePanel(page);
 	}, 60_000);
@@ -258,7 +260,7 @@ describe('the editor, in headless Chromium', () => {
 		await openWorkflow(page, n8n.baseUrl, imported.get('registerAndList')!.id);
 		const selector = '[data-test-id=canvas-node][data-node-name="Register hook"]';
 		expect(await canvasNode(page, 'Register hook').getAttribute('data-node-type')).toBe(ACTION_TYPE);
-		expect(await imageSources(page, selector)).toEqual([`${ICON_PATH}StacksHooks/stacksHooks.svg`]);
+		expect(await imageSources(page, selector)).toEqual([`${ICON_PATH}icons/stacksHooks.svg`]);
 		expect(await imagesLoaded(page, selector)).toBe(true);
 
 		await openNodePanel(page, 'Register hook');

@@ -9,7 +9,9 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 
-import { type N8nInstance, packPackage, REPO_DIR, startN8n } from '../../support/n8n/n8n';
+import { type N8nInstance, startN8n } from '../../support/n8n/instance';
+import { packPackage } from '../../support/n8n/package';
+import { REPO_DIR } from '../../support/paths';
 
 jest.setTimeout(180_000);
 

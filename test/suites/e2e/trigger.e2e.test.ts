@@ -3,8 +3,12 @@
  * packed package installed as n8n installs community packages), against the
  * emulator on loopback; and the action node run once through `n8n execute`.
  */
+import { setTimeout as sleep } from 'timers/promises';
+
 import type { Emulator } from '../../emulator';
-import { type Execution, type N8nInstance, runWorkflowOnce, sleep, type WorkflowJson } from '../../support/n8n/n8n';
+import type { Execution, WorkflowJson } from '../../support/n8n/api';
+import { runWorkflowOnce } from '../../support/n8n/cli';
+import type { N8nInstance } from '../../support/n8n/instance';
 import { type Stack, startStack } from '../../support/n8n/stack';
 
 const API_KEY = 'e2e-api-key';

@@ -9,7 +9,8 @@ import * as os from 'os';
 import * as path from 'path';
 
 import { type Emulator, type EmulatorOptions, startEmulator } from '../../emulator';
-import { installPackage, type N8nInstance, packPackage, startN8n, type StartOptions } from './n8n';
+import { type N8nInstance, startN8n, type StartOptions } from './instance';
+import { installPackage, packPackage } from './package';
 
 export interface Stack {
 	n8n: N8nInstance;

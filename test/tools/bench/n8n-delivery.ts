@@ -15,7 +15,11 @@ import * as os from 'os';
 import * as path from 'path';
 
 import { type Emulator, startEmulator } from '../../emulator';
-import { type Execution, installPackage, type N8nInstance, sleep, startN8n, type WorkflowJson } from '../../support/n8n/n8n';
+import { setTimeout as sleep } from 'timers/promises';
+
+import type { Execution, WorkflowJson } from '../../support/n8n/api';
+import { type N8nInstance, startN8n } from '../../support/n8n/instance';
+import { installPackage } from '../../support/n8n/package';
 import { ALICE, API_KEY, BOB, type Delivery, delivery, SECRET, WRONG_SECRET } from './payloads';
 import { envWithoutNpm, median, nowMs, percentile, runChild } from './util';
 
@@ -157,8 +161,7 @@ function post(agent: https.Agent, url: string, body: Buffer, secret: string): Pr
 
 /** `n` POSTs of the same body by `concurrency` workers over keep-alive connections. */
 async function blast(n8n: N8nInstance, url: string, body: Buffer, n: number, concurrency: number, secret: string): Promise<Posted> {
-	const { ca, rejectUnauthorized } = n8n.tlsOptions;
-	const agent = new https.Agent({ keepAlive: true, maxSockets: concurrency, ca, rejectUnauthorized });
+	const agent = new https.Agent({ keepAlive: true, maxSockets: concurrency, ca: n8n.certificate });
 	const out: Posted = { latencies: [], statuses: [], bodies: [], startedAt: Date.now(), answeredAt: 0 };
 	let next = 0;
 	try {

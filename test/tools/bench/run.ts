@@ -18,7 +18,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 
-import { processTree } from '../../support/n8n/n8n';
+import { killAll } from '../../support/n8n/process';
 import { REPO_DIR } from '../../support/paths';
 import { type DeliveryFigures, type DeliveryOptions, measureDeliveries, type Resources } from './n8n-delivery';
 import { measureLoading } from './loading';
@@ -394,14 +394,7 @@ async function main(): Promise<number> {
 		process.once(signal, () => {
 			console.error(`[bench] ${signal}: stopping everything this run started`);
 			killChildren();
-			const n8nPid = resources.n8n?.process.pid;
-			for (const entry of n8nPid ? processTree(n8nPid) : []) {
-				try {
-					process.kill(entry.pid, 'SIGKILL');
-				} catch {
-					/* already gone */
-				}
-			}
+			killAll();
 			for (const dir of resources.dirs) {
 				try {
 					fs.rmSync(dir, { recursive: true, force: true, maxRetries: 5 });

@@ -6,12 +6,15 @@
  *   npm run emulate [-- --transfers 3] [-- --sender ST...]
  */
 import * as fs from 'fs';
+import { setTimeout as sleep } from 'timers/promises';
 import { parseArgs } from 'util';
+
+import { Agent } from 'undici';
 
 import type { BlockInput } from '../../emulator/chain';
 import type { EmulatorState } from '../../emulator/control';
 import type { DeliveryReport } from '../../emulator/types';
-import { type Execution, httpRequest } from '../../support/n8n/n8n';
+import { type Execution, httpRequest, N8nApi } from '../../support/n8n/api';
 import { EXAMPLE_SENDER } from '../../support/examples';
 import { readRunInfo, type RunInfo } from './run-info';
 
@@ -42,18 +45,12 @@ async function control<T>(info: RunInfo, apiPath: string, body?: unknown): Promi
 	return res.json as T;
 }
 
-async function n8nApi<T>(info: RunInfo, apiPath: string): Promise<T> {
-	const res = await httpRequest(`${info.n8nUrl}/api/v1${apiPath}`, {
-		headers: { 'X-N8N-API-KEY': info.apiKey, accept: 'application/json' },
-		tls: { ca: fs.readFileSync(info.certificateFile, 'utf8') },
-	});
-	if (res.status >= 400) throw new Error(`n8n answered ${res.status} to ${apiPath}: ${res.text.slice(0, 300)}`);
-	return res.json as T;
-}
-
+/** The executions of the trigger example, through n8n's public API (trusting its self-signed certificate). */
 async function triggerExecutions(info: RunInfo, includeData = false): Promise<Execution[]> {
-	const query = `workflowId=${info.triggerWorkflowId}&limit=50${includeData ? '&includeData=true' : ''}`;
-	return (await n8nApi<{ data: Execution[] }>(info, `/executions?${query}`)).data;
+	const trust = new Agent({ connect: { ca: fs.readFileSync(info.certificateFile, 'utf8') } });
+	const api = new N8nApi((apiPath, options) => httpRequest(`${info.n8nUrl}${apiPath}`, options, trust), { email: '', password: '' });
+	api.apiKey = info.apiKey;
+	return api.executions({ workflowId: info.triggerWorkflowId, includeData });
 }
 
 function makeBlock(height: number, count: number, sender: string): BlockInput {
@@ -92,7 +89,7 @@ async function reportExecutions(info: RunInfo, afterId: number): Promise<void> {
 	while (Date.now() < deadline) {
 		fresh = (await triggerExecutions(info)).filter((execution) => Number(execution.id) > afterId);
 		if (fresh.length > 0 && fresh.every(isFinished)) break;
-		await new Promise((resolve) => setTimeout(resolve, 500));
+		await sleep(500);
 	}
 	if (fresh.length === 0) {
 		console.log(`n8n recorded no new execution of the trigger example within ${WAIT_FOR_EXECUTIONS_MS / 1000} s.`);

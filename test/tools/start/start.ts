@@ -14,25 +14,12 @@ import * as net from 'net';
 import * as path from 'path';
 
 import { type Emulator, startEmulator } from '../../emulator';
-import {
-	freePort,
-	installPackage,
-	isProcessAlive,
-	type N8nApi,
-	type N8nInstance,
-	packPackage,
-	processTree,
-	startN8n,
-	type Workflow,
-} from '../../support/n8n/n8n';
+import type { N8nApi, Workflow } from '../../support/n8n/api';
 import { ensureHost, hostPaths } from '../../support/n8n/host/provision';
-import {
-	CREDENTIAL_NAME,
-	CREDENTIAL_TYPE,
-	type CredentialRef,
-	exampleKeys,
-	loadExample,
-} from '../../support/examples';
+import { freePort, type N8nInstance, startN8n } from '../../support/n8n/instance';
+import { installPackage, packPackage } from '../../support/n8n/package';
+import { killAll } from '../../support/n8n/process';
+import { CREDENTIAL_NAME, CREDENTIAL_TYPE, type CredentialRef, exampleKeys, loadExample } from '../../support/examples';
 import { REPO_DIR } from '../../support/paths';
 import { type RunInfo, runInfoPath, readRunInfo } from './run-info';
 
@@ -40,20 +27,14 @@ const N8N_VERSION = '2.41.1';
 const EMULATOR_API_KEY = 'demo-api-key';
 const PREFERRED = { n8n: 5678, broker: 5679, emulator: 3999 };
 
-const REPO = REPO_DIR;
-const CACHE = path.join(REPO, '.cache');
+const CACHE = path.join(REPO_DIR, '.cache');
 const USER_FOLDER = path.join(CACHE, 'n8n-user');
 const SETTINGS_FILE = path.join(CACHE, 'stacks-hooks-start.json');
 const N8N_LOG = path.join(CACHE, 'n8n.log');
 const CERT_FILE = path.join(CACHE, 'n8n-cert.pem');
+const relative = (file: string) => path.relative(REPO_DIR, file);
 
-interface Running {
-	n8n?: N8nInstance;
-	emulator?: Emulator;
-	stopping?: Promise<void>;
-}
-
-const running: Running = {};
+const running: { n8n?: N8nInstance; emulator?: Emulator; stopping?: Promise<void> } = {};
 
 /* ------------------------------------------------------------------ output */
 
@@ -70,7 +51,7 @@ class StepError extends Error {
 }
 
 /** Runs one set-up step: says what happens and how long it usually takes, then how long it took. */
-async function step<T>(label: string, whatToDo: string, run: () => Promise<T> | T): Promise<T> {
+async function step<T>(label: string, whatToDo: string, run: () => Promise<T>): Promise<T> {
 	const started = Date.now();
 	console.log(`▸ ${label}…`);
 	try {
@@ -86,167 +67,61 @@ function printFailure(error: unknown): void {
 	console.error('');
 	if (error instanceof StepError) {
 		const message = error.cause instanceof Error ? error.cause.message : String(error.cause);
-		console.error(`✖ ${error.step} failed:\n${indent(message)}`);
+		console.error(`✖ ${error.step} failed:\n${message.replace(/^/gm, '    ')}`);
 		console.error(`\nWhat to do: ${error.whatToDo}`);
 	} else {
 		console.error(`✖ npm start failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
 	}
-	console.error(`(n8n's own log, when it got that far: ${path.relative(REPO, N8N_LOG)})`);
+	console.error(`(n8n's own log, when it got that far: ${relative(N8N_LOG)})`);
 }
 
-const indent = (text: string) =>
-	text
-		.split('\n')
-		.map((line) => `    ${line}`)
-		.join('\n');
-
-/* ------------------------------------------------------------ persistence */
-
-interface Settings {
-	consumerSecret: string;
-}
+/* ------------------------------------------------------------------ set-up */
 
 /** The emulator's consumer secret, made once and kept so the credential stays valid across starts. */
-function loadSettings(): Settings {
+function consumerSecret(): string {
 	try {
-		const saved = JSON.parse(fs.readFileSync(SETTINGS_FILE, 'utf8')) as Partial<Settings>;
-		if (typeof saved.consumerSecret === 'string' && saved.consumerSecret) return { consumerSecret: saved.consumerSecret };
+		const saved = JSON.parse(fs.readFileSync(SETTINGS_FILE, 'utf8')) as { consumerSecret?: string };
+		if (typeof saved.consumerSecret === 'string' && saved.consumerSecret) return saved.consumerSecret;
 	} catch {
 		/* first start */
 	}
 	const settings = { consumerSecret: randomBytes(32).toString('hex') };
 	fs.writeFileSync(SETTINGS_FILE, JSON.stringify(settings, null, 2) + '\n', { mode: 0o600 });
-	return settings;
+	return settings.consumerSecret;
 }
 
 function refuseSecondInstance(): void {
 	const info = readRunInfo();
-	if (info && info.pid !== process.pid && isProcessAlive(info.pid)) {
-		throw new StepError(
-			'npm start',
-			new Error(`npm start is already running (pid ${info.pid}), with n8n at ${info.n8nUrl}.`),
-			`Use that one, or stop it (Ctrl-C in its terminal, or kill ${info.pid}) and run npm start again.`,
-		);
+	if (!info || info.pid === process.pid) return;
+	try {
+		process.kill(info.pid, 0);
+	} catch {
+		return; // it is gone
 	}
-}
-
-/* ------------------------------------------------------------------ ports */
-
-function isPortFree(port: number): Promise<boolean> {
-	return new Promise((resolve) => {
-		const server = net.createServer();
-		server.once('error', () => resolve(false));
-		server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-	});
+	throw new StepError(
+		'npm start',
+		new Error(`npm start is already running (pid ${info.pid}), with n8n at ${info.n8nUrl}.`),
+		`Use that one, or stop it (Ctrl-C in its terminal, or kill ${info.pid}) and run npm start again.`,
+	);
 }
 
 /** `preferred` when free, else any free port; never one of `taken`. */
 async function choosePort(preferred: number, taken: number[] = []): Promise<number> {
-	if (!taken.includes(preferred) && (await isPortFree(preferred))) return preferred;
+	const isFree = await new Promise<boolean>((resolve) => {
+		const server = net.createServer().once('error', () => resolve(false));
+		server.listen(preferred, '127.0.0.1', () => server.close(() => resolve(true)));
+	});
+	if (isFree && !taken.includes(preferred)) return preferred;
 	let port = await freePort();
 	while (taken.includes(port)) port = await freePort();
 	console.log(`  port ${preferred} is busy: using ${port}`);
 	return port;
 }
 
-/* ---------------------------------------------------------------- set-up */
-
-async function buildAndPack(): Promise<string> {
-	return await step(
-		'Building the package when its sources changed, and packing it (about 15 s)',
-		'Fix the build errors shown above, then run npm start again.',
-		() => packPackage(REPO),
-	);
-}
-
-async function provisionHost(): Promise<void> {
-	const firstTime = !fs.existsSync(hostPaths().n8nBin);
-	const label = firstTime
-		? `Installing n8n ${N8N_VERSION} and Node 24 into test/host (first time only, about 3 minutes)`
-		: `Checking the n8n ${N8N_VERSION} host in test/host (already installed)`;
-	await step(
-		label,
-		'Check that the npm registry is reachable (npm ping). To start the host over, delete test/host/node_modules.',
-		() => ensureHost((message) => console.log(`  ${message}`)),
-	);
-}
-
-async function installIntoUserFolder(tarball: string): Promise<void> {
-	await step(
-		`Installing the package into n8n's user folder ${path.relative(REPO, USER_FOLDER)} (as n8n installs community packages, about 15 s)`,
-		`Check that the npm registry is reachable; to start over, delete ${path.relative(REPO, USER_FOLDER)}/.n8n/nodes.`,
-		async () => {
-			await installPackage(USER_FOLDER, tarball);
-			fs.rmSync(path.dirname(tarball), { recursive: true, force: true });
-		},
-	);
-}
-
-function n8nLogWriter(): (line: string) => void {
-	fs.writeFileSync(N8N_LOG, `---- npm start ${new Date().toISOString()} ----\n`, { flag: 'a' });
-	const stream = fs.createWriteStream(N8N_LOG, { flags: 'a' });
-	return (line) => stream.write(`${line}\n`);
-}
-
-async function startEditor(port: number, brokerPort: number): Promise<N8nInstance> {
-	return await step(
-		`Starting n8n ${N8N_VERSION} on https://127.0.0.1:${port} (about 15 s; its log goes to ${path.relative(REPO, N8N_LOG)})`,
-		`Look at the end of ${path.relative(REPO, N8N_LOG)}. If the user folder is damaged, delete ${path.relative(REPO, USER_FOLDER)} (you lose its workflows) and start again.`,
-		async () => {
-			const n8n = await startN8n({
-				userFolder: USER_FOLDER,
-				https: true,
-				port,
-				brokerPort,
-				log: n8nLogWriter(),
-				readyTimeoutMs: 120_000,
-			});
-			running.n8n = n8n;
-			if (n8n.certificate) fs.writeFileSync(CERT_FILE, n8n.certificate);
-			return n8n;
-		},
-	);
-}
-
-async function startHooksEmulator(port: number, certificate: string | undefined, consumerSecret: string): Promise<Emulator> {
-	return await step(
-		`Starting the Stacks hooks service emulator on http://127.0.0.1:${port}`,
-		'Free the port (another emulator still running?) and start again.',
-		async () => {
-			const emulator = await startEmulator({
-				host: '127.0.0.1',
-				port,
-				network: 'testnet',
-				accounts: [{ apiKey: EMULATOR_API_KEY, consumerSecret }],
-				deliveryCa: certificate,
-			});
-			running.emulator = emulator;
-			return emulator;
-		},
-	);
-}
-
-/* ------------------------------------------------- credential & workflows */
-
-async function listAll<T>(api: N8nApi, apiPath: string): Promise<T[]> {
-	const out: T[] = [];
-	let cursor: string | undefined;
-	do {
-		const separator = apiPath.includes('?') ? '&' : '?';
-		const page = (await api.public(
-			'GET',
-			`${apiPath}${separator}limit=250${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
-		)) as { data: T[]; nextCursor?: string | null };
-		out.push(...page.data);
-		cursor = page.nextCursor ?? undefined;
-	} while (cursor);
-	return out;
-}
-
 /** The "Stacks Hooks API" credential, pointed at this start's emulator: updated when it exists, else created. */
-async function ensureCredential(api: N8nApi, emulator: Emulator, consumerSecret: string): Promise<CredentialRef> {
-	const data = { apiKey: EMULATOR_API_KEY, network: 'testnet', baseUrl: emulator.url, consumerSecret };
-	const credentials = await listAll<{ id: string; name: string; type: string }>(api, '/credentials');
+async function ensureCredential(api: N8nApi, emulator: Emulator, secret: string): Promise<CredentialRef> {
+	const data = { apiKey: EMULATOR_API_KEY, network: 'testnet', baseUrl: emulator.url, consumerSecret: secret };
+	const credentials = await api.list<{ id: string; name: string; type: string }>('/credentials');
 	const existing = credentials.find((c) => c.name === CREDENTIAL_NAME && c.type === CREDENTIAL_TYPE);
 	if (existing) {
 		await api.public('PATCH', `/credentials/${encodeURIComponent(existing.id)}`, { data });
@@ -258,45 +133,88 @@ async function ensureCredential(api: N8nApi, emulator: Emulator, consumerSecret:
 	return { id: created.id, name: created.name };
 }
 
-/** Each example workflow: the one of that name when it exists (left as the user made it), else imported. */
-async function ensureExamples(api: N8nApi, credential: CredentialRef): Promise<Map<string, Workflow>> {
-	const existing = await listAll<Workflow & { isArchived?: boolean }>(api, '/workflows');
-	const byKey = new Map<string, Workflow>();
+/** Each example workflow: the one of that name when it exists (left as the user made it), else imported. Returns the trigger example. */
+async function ensureExamples(api: N8nApi, credential: CredentialRef): Promise<Workflow> {
+	const existing = await api.list<Workflow & { isArchived?: boolean }>('/workflows');
+	let trigger: Workflow | undefined;
 	for (const key of exampleKeys()) {
 		const example = loadExample(key, credential);
-		const found = existing.find((workflow) => workflow.name === example.name && !workflow.isArchived);
-		if (found) {
-			console.log(`  workflow "${example.name}" (${found.id}) kept`);
-			byKey.set(key, found);
-			continue;
+		let workflow = existing.find((candidate) => candidate.name === example.name && !candidate.isArchived);
+		if (workflow) {
+			console.log(`  workflow "${example.name}" (${workflow.id}) kept`);
+		} else {
+			workflow = await api.createWorkflow(example);
+			console.log(`  workflow "${example.name}" (${workflow.id}) imported`);
 		}
-		const created = await api.createWorkflow(example);
-		console.log(`  workflow "${example.name}" (${created.id}) imported`);
-		byKey.set(key, created);
+		if (key === 'trigger') trigger = workflow;
 	}
-	return byKey;
+	return trigger!;
 }
 
-/**
- * Publishes the trigger example afresh: the emulator forgets its hooks when it
- * stops, and n8n does not register them again when it restarts, so unpublish
- * (its hook is gone already: nothing to delete) and publish (registers one).
- */
-async function activateTrigger(api: N8nApi, workflowId: string): Promise<void> {
-	const workflow = await api.getWorkflow(workflowId);
-	if (workflow.active) await api.deactivate(workflowId);
-	await api.activate(workflowId);
-}
-
-async function setUpWorkflows(n8n: N8nInstance, emulator: Emulator, consumerSecret: string): Promise<Workflow> {
-	return await step(
-		'Setting up the credential and the example workflows (a few seconds)',
-		`Look at the end of ${path.relative(REPO, N8N_LOG)}; the trigger example must stay named as it is imported.`,
+async function setUp(started: number): Promise<void> {
+	const secret = consumerSecret();
+	const tarball = await step(
+		'Building the package when its sources changed, and packing it (about 15 s)',
+		'Fix the build errors shown above, then run npm start again.',
+		() => packPackage(REPO_DIR),
+	);
+	await step(
+		fs.existsSync(hostPaths().n8nBin)
+			? `Checking the n8n ${N8N_VERSION} host in test/host (already installed)`
+			: `Installing n8n ${N8N_VERSION} and Node 24 into test/host (first time only, about 3 minutes)`,
+		'Check that the npm registry is reachable (npm ping). To start the host over, delete test/host/node_modules.',
+		() => ensureHost((message) => console.log(`  ${message}`)),
+	);
+	await step(
+		`Installing the package into n8n's user folder ${relative(USER_FOLDER)} (as n8n installs community packages, about 15 s)`,
+		`Check that the npm registry is reachable; to start over, delete ${relative(USER_FOLDER)}/.n8n/nodes.`,
 		async () => {
-			const credential = await ensureCredential(n8n.api, emulator, consumerSecret);
-			const workflows = await ensureExamples(n8n.api, credential);
-			const trigger = workflows.get('trigger')!;
-			await activateTrigger(n8n.api, trigger.id);
+			await installPackage(USER_FOLDER, tarball);
+			fs.rmSync(path.dirname(tarball), { recursive: true, force: true });
+		},
+	);
+
+	const port = await choosePort(PREFERRED.n8n);
+	const brokerPort = await choosePort(PREFERRED.broker, [port]);
+	const emulatorPort = await choosePort(PREFERRED.emulator, [port, brokerPort]);
+	const n8n = await step(
+		`Starting n8n ${N8N_VERSION} on https://127.0.0.1:${port} (about 15 s; its log goes to ${relative(N8N_LOG)})`,
+		`Look at the end of ${relative(N8N_LOG)}. If the user folder is damaged, delete ${relative(USER_FOLDER)} (you lose its workflows) and start again.`,
+		async () => {
+			fs.writeFileSync(N8N_LOG, `---- npm start ${new Date().toISOString()} ----\n`, { flag: 'a' });
+			const log = fs.createWriteStream(N8N_LOG, { flags: 'a' });
+			const userFolder = USER_FOLDER;
+			running.n8n = await startN8n({ userFolder, https: true, port, brokerPort, log: (line) => log.write(`${line}\n`), readyTimeoutMs: 120_000 });
+			fs.writeFileSync(CERT_FILE, running.n8n.certificate!);
+			return running.n8n;
+		},
+	);
+	n8n.process.once('exit', (code, signal) => {
+		if (running.stopping) return;
+		console.error(`\nn8n exited unexpectedly (${signal ?? `code ${code}`}). See ${relative(N8N_LOG)}.`);
+		void stopEverything('n8n is gone', 1);
+	});
+	const emulator = await step(
+		`Starting the Stacks hooks service emulator on http://127.0.0.1:${emulatorPort}`,
+		'Free the port (another emulator still running?) and start again.',
+		async () =>
+			(running.emulator = await startEmulator({
+				host: '127.0.0.1',
+				port: emulatorPort,
+				network: 'testnet',
+				accounts: [{ apiKey: EMULATOR_API_KEY, consumerSecret: secret }],
+				deliveryCa: n8n.certificate,
+			})),
+	);
+	const trigger = await step(
+		'Setting up the credential and the example workflows (a few seconds)',
+		`Look at the end of ${relative(N8N_LOG)}; the trigger example must stay named as it is imported.`,
+		async () => {
+			const trigger = await ensureExamples(n8n.api, await ensureCredential(n8n.api, emulator, secret));
+			// Publish afresh: the emulator forgot its hooks when it stopped, and n8n does not register
+			// them again when it restarts; unpublish (nothing to delete) and publish (registers one).
+			if ((await n8n.api.getWorkflow(trigger.id)).active) await n8n.api.deactivate(trigger.id);
+			await n8n.api.activate(trigger.id);
 			const hooks = emulator.hooks(EMULATOR_API_KEY).filter((hook) => hook.status.enabled);
 			if (!hooks.some((hook) => hook.definition.action.url.startsWith(n8n.webhookBaseUrl))) {
 				throw new Error('the trigger example was activated, but no hook to this n8n is registered at the emulator');
@@ -305,9 +223,19 @@ async function setUpWorkflows(n8n: N8nInstance, emulator: Emulator, consumerSecr
 			return trigger;
 		},
 	);
-}
 
-/* ----------------------------------------------------------------- banner */
+	const info: RunInfo = {
+		pid: process.pid,
+		n8nUrl: n8n.baseUrl,
+		emulatorOrigin: emulator.origin,
+		apiKey: n8n.api.apiKey,
+		certificateFile: CERT_FILE,
+		triggerWorkflowId: trigger.id,
+	};
+	fs.writeFileSync(runInfoPath(REPO_DIR), JSON.stringify(info, null, 2) + '\n', { mode: 0o600 });
+	console.log(`Ready in ${seconds(started)}.`);
+	printBanner(n8n, emulator, trigger);
+}
 
 function printBanner(n8n: N8nInstance, emulator: Emulator, trigger: Workflow): void {
 	const rule = '─'.repeat(78);
@@ -340,30 +268,9 @@ function printBanner(n8n: N8nInstance, emulator: Emulator, trigger: Workflow): v
 	);
 }
 
-function writeRunInfo(n8n: N8nInstance, emulator: Emulator, trigger: Workflow): void {
-	const info: RunInfo = {
-		pid: process.pid,
-		n8nUrl: n8n.baseUrl,
-		emulatorOrigin: emulator.origin,
-		apiKey: readN8nApiKey(),
-		certificateFile: CERT_FILE,
-		triggerWorkflowId: trigger.id,
-	};
-	fs.writeFileSync(runInfoPath(REPO), JSON.stringify(info, null, 2) + '\n', { mode: 0o600 });
-}
+/* ---------------------------------------------------------------- stopping */
 
-/** The public-API key the harness keeps in the user folder (for `npm run emulate`). */
-function readN8nApiKey(): string {
-	try {
-		return (JSON.parse(fs.readFileSync(path.join(USER_FOLDER, 'e2e-owner.json'), 'utf8')) as { apiKey?: string }).apiKey ?? '';
-	} catch {
-		return '';
-	}
-}
-
-/* --------------------------------------------------------------- stopping */
-
-/** Stops n8n (gracefully), the emulator, and any process this one started that is still there. */
+/** Stops n8n (gracefully) and the emulator, then kills whatever else this process started (e.g. an npm install mid-way). */
 function stopEverything(reason: string, exitCode: number): Promise<void> {
 	if (running.stopping) return running.stopping;
 	console.log(`\n${reason}: stopping n8n and the emulator…`);
@@ -374,94 +281,33 @@ function stopEverything(reason: string, exitCode: number): Promise<void> {
 		} catch (error) {
 			console.error(`  while stopping: ${(error as Error).message}`);
 		}
-		await killDescendants();
-		removeRunInfo();
+		killAll();
+		if (readRunInfo()?.pid === process.pid) fs.rmSync(runInfoPath(REPO_DIR), { force: true });
 		console.log('Stopped: nothing started by npm start is left running.');
 		process.exit(exitCode);
 	})();
 	return running.stopping;
 }
 
-/** SIGTERM to every descendant still alive (e.g. an npm install interrupted mid-way), SIGKILL after 3 s. */
-async function killDescendants(): Promise<void> {
-	const signal = (sig: NodeJS.Signals) => {
-		const others = processTree(process.pid).slice(1);
-		for (const entry of others) {
-			try {
-				process.kill(entry.pid, sig);
-			} catch {
-				/* gone */
-			}
-		}
-		return others.length;
-	};
-	if (signal('SIGTERM') === 0) return;
-	const deadline = Date.now() + 3000;
-	while (processTree(process.pid).length > 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-	signal('SIGKILL');
-}
-
-function removeRunInfo(): void {
-	const info = readRunInfo();
-	if (info?.pid === process.pid) fs.rmSync(runInfoPath(REPO), { force: true });
-}
-
 function handleSignals(): void {
 	for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
 		process.on(signal, () => {
-			if (running.stopping) {
-				console.log('Stopping at once.');
-				for (const entry of processTree(process.pid).slice(1)) {
-					try {
-						process.kill(entry.pid, 'SIGKILL');
-					} catch {
-						/* gone */
-					}
-				}
-				process.exit(130);
-			}
-			void stopEverything(`${signal} received`, 0);
+			if (!running.stopping) return void stopEverything(`${signal} received`, 0);
+			console.log('Stopping at once.');
+			killAll();
+			process.exit(130);
 		});
 	}
 	// Whoever started us (npm, a shell) went away without a signal reaching us: do not linger.
 	const parent = process.ppid;
-	setInterval(() => {
-		if (process.ppid !== parent) void stopEverything('npm start was left by its parent process', 0);
-	}, 2000).unref();
+	setInterval(() => process.ppid !== parent && void stopEverything('npm start was left by its parent process', 0), 2000).unref();
 }
-
-function watchN8n(n8n: N8nInstance): void {
-	n8n.process.once('exit', (code, signal) => {
-		if (running.stopping) return;
-		console.error(`\nn8n exited unexpectedly (${signal ?? `code ${code}`}). See ${path.relative(REPO, N8N_LOG)}.`);
-		void stopEverything('n8n is gone', 1);
-	});
-}
-
-/* ------------------------------------------------------------------- main */
 
 async function main(): Promise<void> {
 	handleSignals();
 	fs.mkdirSync(USER_FOLDER, { recursive: true });
 	refuseSecondInstance();
-	const started = Date.now();
-	const { consumerSecret } = loadSettings();
-
-	const tarball = await buildAndPack();
-	await provisionHost();
-	await installIntoUserFolder(tarball);
-
-	const n8nPort = await choosePort(PREFERRED.n8n);
-	const brokerPort = await choosePort(PREFERRED.broker, [n8nPort]);
-	const emulatorPort = await choosePort(PREFERRED.emulator, [n8nPort, brokerPort]);
-	const n8n = await startEditor(n8nPort, brokerPort);
-	watchN8n(n8n);
-	const emulator = await startHooksEmulator(emulatorPort, n8n.certificate, consumerSecret);
-	const trigger = await setUpWorkflows(n8n, emulator, consumerSecret);
-
-	writeRunInfo(n8n, emulator, trigger);
-	console.log(`Ready in ${seconds(started)}.`);
-	printBanner(n8n, emulator, trigger);
+	await setUp(Date.now());
 }
 
 main().catch(async (error: unknown) => {

@@ -1,0 +1,257 @@
+/**
+ * A real n8n (2.41.1 on Node 24, from host/) for the end-to-end tests, `npm start` and the
+ * benchmark: started headless and offline, over HTTPS when asked, with an owner and a
+ * public-API key; stopped, with its task runners, by stop() or when this process ends.
+ */
+import { type ChildProcess } from 'child_process';
+import { randomBytes } from 'crypto';
+import * as fs from 'fs';
+import * as net from 'net';
+import * as os from 'os';
+import * as path from 'path';
+import { setTimeout as sleep } from 'timers/promises';
+import { Agent } from 'undici';
+
+import { expectOk, httpRequest, N8nApi, type Requester } from './api';
+import { ensureHost, node24Env } from './host/provision';
+import { eachLine, hasExited, startProcess, stopProcess } from './process';
+import { selfSignedPair } from './tls';
+
+/** A TCP port free on 127.0.0.1 now: the OS picks it (port 0), the few lines a library would hold. */
+export function freePort(): Promise<number> {
+	return new Promise((resolve, reject) => {
+		const server = net.createServer().unref().on('error', reject);
+		server.listen(0, '127.0.0.1', () => {
+			const { port } = server.address() as net.AddressInfo;
+			server.close(() => resolve(port));
+		});
+	});
+}
+
+export interface StartOptions {
+	/** n8n's N8N_USER_FOLDER (it keeps its data in `<userFolder>/.n8n`). Default: a new temp folder. */
+	userFolder?: string;
+	/** Default: a free port. */
+	port?: number;
+	/** The task-runner broker's port. Default: a free port. */
+	brokerPort?: number;
+	/** Serve HTTPS with a self-signed pair for 127.0.0.1/localhost, made in the user folder. */
+	https?: boolean;
+	/** Extra environment for n8n (wins over the defaults). */
+	env?: Record<string, string>;
+	/** Each line n8n prints (stdout and stderr). */
+	log?: (line: string) => void;
+	/** How long to wait for readiness. Default 60 s. */
+	readyTimeoutMs?: number;
+	/** Provisioning progress messages. Default: console.log. */
+	provisionLog?: (msg: string) => void;
+}
+
+/** A running n8n, as startN8n returns it. */
+export type N8nInstance = Awaited<ReturnType<typeof startN8n>>;
+
+/** Where the owner's email, password and API key (and our encryption key) are kept in the user folder. */
+export const STATE_FILE = 'e2e-owner.json';
+const LOG_LINES = 5000;
+
+interface OwnerState {
+	email?: string;
+	password?: string;
+	apiKey?: string;
+	encryptionKey?: string;
+}
+
+function readState(userFolder: string): OwnerState {
+	try {
+		return JSON.parse(fs.readFileSync(path.join(userFolder, STATE_FILE), 'utf8')) as OwnerState;
+	} catch {
+		return {};
+	}
+}
+
+function updateState(userFolder: string, change: OwnerState): OwnerState {
+	const state = { ...readState(userFolder), ...change };
+	fs.writeFileSync(path.join(userFolder, STATE_FILE), JSON.stringify(state, null, 2) + '\n', { mode: 0o600 });
+	return state;
+}
+
+/** The user folder's encryption key: n8n's own config's if it exists, else ours, else a new one. */
+function encryptionKeyFor(userFolder: string): string {
+	try {
+		const config = JSON.parse(fs.readFileSync(path.join(userFolder, '.n8n', 'config'), 'utf8')) as { encryptionKey?: string };
+		if (config.encryptionKey) return config.encryptionKey;
+	} catch {
+		/* a new folder */
+	}
+	return readState(userFolder).encryptionKey ?? updateState(userFolder, { encryptionKey: randomBytes(24).toString('base64url') }).encryptionKey!;
+}
+
+/** The inherited environment, without what would change how n8n runs. */
+export function inheritedEnv(): Record<string, string> {
+	// NODE_ENV=test (set by jest) makes n8n exit at start without a word.
+	const dropped = ['WEBHOOK_URL', 'NODE_ENV', 'JEST_WORKER_ID', 'NODE_OPTIONS', 'NODE_TLS_REJECT_UNAUTHORIZED', 'npm_config_nodedir'];
+	return Object.fromEntries(
+		Object.entries(node24Env(process.env)).filter(
+			(entry): entry is [string, string] =>
+				entry[1] !== undefined && !dropped.includes(entry[0]) && !/^(N8N_|DB_|QUEUE_|EXECUTIONS_|GENERIC_|NODE_FUNCTION_)/.test(entry[0]),
+		),
+	);
+}
+
+/** Starts n8n (provisioning host/ first when needed); resolves when it is ready and has an owner and an API key. */
+export async function startN8n(opts: StartOptions = {}) {
+	const host = await ensureHost(opts.provisionLog);
+	const userFolder = path.resolve(opts.userFolder ?? fs.mkdtempSync(path.join(os.tmpdir(), 'n8n-e2e-')));
+	fs.mkdirSync(userFolder, { recursive: true });
+	const port = opts.port ?? (await freePort());
+	let brokerPort = opts.brokerPort ?? (await freePort());
+	while (brokerPort === port) brokerPort = await freePort();
+	const tls = opts.https ? await selfSignedPair(path.join(userFolder, 'e2e-tls')) : undefined;
+	const dispatcher = tls ? new Agent({ connect: { ca: tls.cert } }) : undefined;
+	const baseUrl = `${tls ? 'https' : 'http'}://127.0.0.1:${port}`;
+	const webhookBaseUrl = `${baseUrl}/`;
+	const env: Record<string, string> = {
+		N8N_USER_FOLDER: userFolder,
+		N8N_ENCRYPTION_KEY: encryptionKeyFor(userFolder),
+		DB_TYPE: 'sqlite',
+		N8N_LISTEN_ADDRESS: '127.0.0.1',
+		N8N_HOST: '127.0.0.1',
+		N8N_PORT: String(port),
+		N8N_PROTOCOL: tls ? 'https' : 'http',
+		N8N_RUNNERS_BROKER_PORT: String(brokerPort),
+		// The modern name of WEBHOOK_URL (deprecated in n8n 2.41): base of production and test webhooks.
+		N8N_WEBHOOK_URL: webhookBaseUrl,
+		N8N_DIAGNOSTICS_ENABLED: 'false',
+		N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
+		N8N_TEMPLATES_ENABLED: 'false',
+		N8N_PERSONALIZATION_ENABLED: 'false',
+		N8N_AI_ENABLED: 'false',
+		N8N_LICENSE_AUTO_RENEW_ENABLED: 'false',
+		N8N_SECURE_COOKIE: 'false',
+		N8N_DISABLED_MODULES: 'mcp-registry',
+		N8N_HIRING_BANNER_ENABLED: 'false',
+		...(tls ? { N8N_SSL_KEY: tls.keyPath, N8N_SSL_CERT: tls.certPath } : {}),
+		...opts.env,
+	};
+	const request: Requester = (pathOrUrl, options) =>
+		httpRequest(/^https?:/.test(pathOrUrl) ? pathOrUrl : `${baseUrl}${pathOrUrl}`, options, dispatcher);
+
+	const lines: string[] = [];
+	const addLine = (line: string) => {
+		lines.push(line);
+		if (lines.length > LOG_LINES) lines.splice(0, lines.length - LOG_LINES);
+		opts.log?.(line);
+	};
+	const tail = () => `--- last 40 lines of its output ---\n${lines.slice(-40).join('\n')}`;
+	let child: ChildProcess;
+	let stopping: Promise<void> | undefined;
+
+	const launch = async (): Promise<void> => {
+		child = startProcess(host.node24, [host.n8nBin, 'start'], { cwd: userFolder, env: { ...inheritedEnv(), ...env } });
+		stopping = undefined;
+		// Readiness answers once the database is up; this line follows the activation of published workflows.
+		const seen = { editor: false };
+		eachLine(child, (line) => {
+			seen.editor ||= line.includes('Editor is now accessible via');
+			addLine(line);
+		});
+		let spawnError: Error | undefined;
+		child.once('error', (error) => (spawnError = error));
+		const started = child;
+		child.once('exit', (code, signal) => addLine(`[harness] n8n (pid ${started.pid}) exited with ${signal ?? `code ${code}`}`));
+		const timeoutMs = opts.readyTimeoutMs ?? 60_000;
+		for (const deadline = Date.now() + timeoutMs; ; await sleep(250)) {
+			if (spawnError || hasExited(child)) {
+				await sleep(200); // the last output
+				const how = spawnError?.message ?? `exit ${child.signalCode ?? child.exitCode}`;
+				throw new Error(`n8n exited before it was ready (${how}).\n${tail()}`);
+			}
+			if (Date.now() > deadline) {
+				await stopProcess(child, 2000);
+				throw new Error(`n8n was not ready within ${timeoutMs / 1000} s at ${baseUrl}.\n${tail()}`);
+			}
+			const ready = seen.editor && (await request('/healthz/readiness', { timeoutMs: 2000 }).catch(() => undefined));
+			if (ready && ready.status === 200) return;
+		}
+	};
+	const stop = () => (stopping ??= stopProcess(child, 10_000));
+
+	await launch();
+	let api: N8nApi;
+	try {
+		api = await ensureOwner(userFolder, request);
+	} catch (error) {
+		await stop();
+		throw error;
+	}
+	const state = readState(userFolder);
+	return {
+		/** e.g. `https://127.0.0.1:40123` (no trailing slash). */
+		baseUrl,
+		/** The N8N_WEBHOOK_URL given to n8n, with a trailing slash. */
+		webhookBaseUrl,
+		port,
+		brokerPort,
+		userFolder,
+		/** The running n8n (a new one after restart()); its pid is also its process group's id. */
+		get process(): ChildProcess {
+			return child;
+		},
+		/** The environment n8n runs with (without the inherited PATH & co.). */
+		env,
+		/** The server's certificate (PEM) when HTTPS; clients trust it as their `ca`. */
+		certificate: tls?.cert,
+		/** For undici's fetch: trusts `certificate` (undefined over HTTP). */
+		dispatcher,
+		owner: { email: state.email!, password: state.password! },
+		api,
+		host,
+		/** SIGTERM, SIGKILL after 10 s; resolves once n8n and its task runners are gone. Idempotent. */
+		stop,
+		/** stop(), then start again with the same folder, ports and environment; resolves when ready. */
+		async restart(): Promise<void> {
+			await stop();
+			addLine('[harness] ---- restart ----');
+			await launch();
+		},
+		/** The last lines n8n printed (stdout and stderr), across restarts. */
+		logs: () => lines.join('\n'),
+		/** A request to this instance: a path (`/webhook/x`) or a full URL; TLS handled. */
+		request,
+		/** `<webhookBaseUrl>webhook/<path>`: the production webhook URL of a node whose path is `path`. */
+		webhookUrl: (webhookPath: string) => `${webhookBaseUrl}webhook/${webhookPath.replace(/^\/+/, '')}`,
+	};
+}
+
+/** Resources whose public-API scopes the key gets: workflows, credentials, executions and their tags. */
+const API_KEY_RESOURCES = ['workflow', 'workflowTags', 'credential', 'execution', 'executionTags', 'tag'];
+
+/** Sets up the owner and an API key in a new user folder; in a known one, uses what STATE_FILE holds. */
+async function ensureOwner(userFolder: string, request: Requester): Promise<N8nApi> {
+	const known = readState(userFolder);
+	const owner = { email: known.email ?? 'owner@stacks-hooks.example.com', password: known.password ?? `E2e-${randomBytes(9).toString('base64url')}-9x` };
+	const api = new N8nApi(request, owner);
+	// Whether the setup screen would show: no owner yet.
+	const settings = (await api.restCall('GET', '/settings')).json as { data?: { userManagement?: { showSetupOnFirstLoad?: boolean } } };
+	if (settings?.data?.userManagement?.showSetupOnFirstLoad !== false) {
+		const setup = await api.restCall('POST', '/owner/setup', { ...owner, firstName: 'E2E', lastName: 'Owner' });
+		expectOk('POST', '/rest/owner/setup', setup);
+		updateState(userFolder, owner);
+	} else if (!known.email || !known.password) {
+		throw new Error(`n8n in ${userFolder} already has an owner, but ${path.join(userFolder, STATE_FILE)} does not hold its email and password.`);
+	}
+	api.apiKey = known.apiKey ?? updateState(userFolder, { apiKey: await createApiKey(api) }).apiKey!;
+	return api;
+}
+
+/** A public-API key for the owner with every scope of API_KEY_RESOURCES that n8n grants the owner. */
+async function createApiKey(api: N8nApi): Promise<string> {
+	const offered = ((await api.rest('GET', '/api-keys/scopes')) as { data?: string[] }).data ?? [];
+	const scopes = offered.filter((scope) => API_KEY_RESOURCES.includes(scope.split(':')[0]));
+	if (!scopes.includes('workflow:create')) throw new Error(`n8n offered no usable API key scopes: ${JSON.stringify(offered)}`);
+	const answer = (await api.rest('POST', '/api-keys', { label: `e2e ${new Date().toISOString()}`, scopes, expiresAt: null })) as {
+		data?: { rawApiKey?: string };
+	};
+	if (!answer.data?.rawApiKey) throw new Error(`POST /rest/api-keys returned no rawApiKey: ${JSON.stringify(answer).slice(0, 500)}`);
+	return answer.data.rawApiKey;
+}

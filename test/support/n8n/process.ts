@@ -1,0 +1,151 @@
+/**
+ * Child processes that never outlive this one. Each runs in a process group of its own
+ * (`detached`), so one `kill(-pid)` reaches it and all it spawned (n8n's task runners, which
+ * n8n spawns as plain children; npm's scripts). A process 'exit' handler, and SIGINT/SIGTERM/
+ * SIGHUP handlers when nobody else handles those, kill every group still there.
+ */
+import { type ChildProcess, spawn, type SpawnOptions } from 'child_process';
+import * as fs from 'fs';
+import * as readline from 'readline';
+import { setTimeout as sleep } from 'timers/promises';
+import * as vm from 'vm';
+
+const groups = new Set<number>();
+let handlersInstalled = false;
+
+/** The real `process`: inside jest, `process` is a per-file copy whose 'exit' and signal listeners never fire. */
+function realProcess(): NodeJS.Process {
+	const main = vm.runInThisContext('typeof process === "object" ? process : undefined') as NodeJS.Process | undefined;
+	return main && typeof main.on === 'function' && main.pid === process.pid ? main : process;
+}
+
+/** SIGKILL to every group started here that may still have a process (synchronous: safe in an 'exit' handler). */
+export function killAll(): void {
+	for (const pgid of groups) signalGroup(pgid, 'SIGKILL');
+	groups.clear();
+}
+
+/** Runs `cleanup` when this process exits (the real process, also under jest). */
+export function atExit(cleanup: () => void): void {
+	installHandlers();
+	realProcess().once('exit', cleanup);
+}
+
+function installHandlers(): void {
+	if (handlersInstalled) return;
+	handlersInstalled = true;
+	const proc = realProcess();
+	proc.on('exit', killAll);
+	for (const [signal, number] of [['SIGINT', 2], ['SIGTERM', 15], ['SIGHUP', 1]] as const) {
+		proc.on(signal, () => {
+			// Someone else handles it (npm start stops n8n gracefully): leave it to them; 'exit' still kills leftovers.
+			if (proc.listenerCount(signal) > 1) return;
+			killAll();
+			proc.exit(128 + number);
+		});
+	}
+}
+
+function signalGroup(pgid: number, signal: NodeJS.Signals): void {
+	try {
+		process.kill(-pgid, signal);
+	} catch {
+		/* no process left in it */
+	}
+}
+
+/**
+ * The group's processes that still run. Read from Linux /proc because `kill(-pgid, 0)` also
+ * counts zombies, and in a container whose init reaps no orphans those never go away.
+ */
+export function groupMembers(pgid: number): number[] {
+	const members: number[] = [];
+	for (const name of fs.readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
+		try {
+			const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
+			const [state, , group] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+			if (Number(group) === pgid && state !== 'Z' && state !== 'X') members.push(Number(name));
+		} catch {
+			/* it just exited */
+		}
+	}
+	return members;
+}
+
+export const hasExited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;
+
+/** spawn() in a new, tracked process group; stdout and stderr are piped. What the child leaves behind goes 2 s after it exits. */
+export function startProcess(cmd: string, args: string[], options: SpawnOptions): ChildProcess {
+	installHandlers();
+	const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], ...options, detached: true });
+	const pgid = child.pid;
+	if (pgid) {
+		groups.add(pgid);
+		child.once('exit', () =>
+			setTimeout(() => {
+				signalGroup(pgid, 'SIGKILL');
+				groups.delete(pgid);
+			}, 2000).unref(),
+		);
+	}
+	return child;
+}
+
+/** Calls `log` with each line the child prints (stdout and stderr). */
+export function eachLine(child: ChildProcess, log: (line: string) => void): void {
+	for (const stream of [child.stdout, child.stderr]) if (stream) readline.createInterface({ input: stream }).on('line', log);
+}
+
+/** SIGTERM, SIGKILL of the whole group after `graceMs`; then up to 3 s for what it spawned to end, and SIGKILL. */
+export async function stopProcess(child: ChildProcess, graceMs: number): Promise<void> {
+	const pgid = child.pid;
+	if (!pgid) return;
+	const exited = hasExited(child) ? Promise.resolve() : new Promise<void>((resolve) => child.once('exit', () => resolve()));
+	if (!hasExited(child)) {
+		child.kill('SIGTERM');
+		const inTime = await Promise.race([exited.then(() => true), sleep(graceMs, false, { ref: false })]);
+		if (!inTime) signalGroup(pgid, 'SIGKILL');
+		await exited;
+	}
+	for (let i = 0; i < 30 && groupMembers(pgid).length > 0; i++) await sleep(100);
+	signalGroup(pgid, 'SIGKILL');
+	groups.delete(pgid);
+}
+
+export interface RunResult {
+	code: number | null;
+	signal: NodeJS.Signals | null;
+	stdout: string;
+	stderr: string;
+}
+
+/** Runs a command to its end in a tracked group (killed, with its children, after `timeoutMs`). */
+export function run(
+	cmd: string,
+	args: string[],
+	options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; log?: (line: string) => void },
+): Promise<RunResult> {
+	return new Promise((resolve, reject) => {
+		const child = startProcess(cmd, args, { cwd: options.cwd, env: options.env ?? process.env });
+		const result: RunResult = { code: null, signal: null, stdout: '', stderr: '' };
+		child.stdout!.on('data', (chunk: Buffer) => (result.stdout += chunk.toString()));
+		child.stderr!.on('data', (chunk: Buffer) => (result.stderr += chunk.toString()));
+		if (options.log) eachLine(child, options.log);
+		const timer = setTimeout(() => child.pid && signalGroup(child.pid, 'SIGKILL'), options.timeoutMs ?? 30 * 60_000);
+		child.on('error', (error) => {
+			clearTimeout(timer);
+			reject(error);
+		});
+		child.on('close', (code, signal) => {
+			clearTimeout(timer);
+			resolve({ ...result, code, signal });
+		});
+	});
+}
+
+/** An error that says which command failed, how, its last 40 lines of output, and what to do. */
+export function runError(what: string, result: RunResult, whatToDo: string): Error {
+	const tail = `${result.stdout}\n${result.stderr}`.trim().split('\n').slice(-40).join('\n');
+	const how = result.signal ? `signal ${result.signal}` : `exit code ${result.code}`;
+	return new Error(`${what} failed with ${how}.\n--- last lines ---\n${tail}\n--- end ---\n${whatToDo}`);
+}
