@@ -312,7 +312,7 @@ function machine(): string[] {
 	const cpus = os.cpus();
 	return [
 		`Machine: ${cpus[0]?.model ?? 'unknown CPU'}, ${cpus.length} cores, ${(os.totalmem() / 1024 ** 3).toFixed(1)} GB RAM, ${os.type()} ${os.release()} ${os.arch()}`,
-		`Node ${process.version} (bench, in-process parts); n8n 2.41.1 on Node 24 (test/host)`,
+		`Node ${process.version} (bench, in-process parts); n8n 2.41.1 on Node 24 (test/support/n8n/host)`,
 		`Date: ${new Date().toISOString()}`,
 	];
 }
