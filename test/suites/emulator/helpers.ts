@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 
 import type { ChainhookDefinition, StacksEvent } from '@hirosystems/chainhooks-client/schemas';
 
-import type { Emulator } from '../../emulator/types';
+import type { Emulator } from '../../emulator';
 
 export const ALICE = 'ST1PQHQKV0RJXZFY1DGX8MNSNYVE3VGZJSRTPGZGM';
 export const BOB = 'ST2CY5V39NHDPWSXMW9QDT3HC3GD6Q6XX4CFRK9AG';

@@ -3,20 +3,11 @@
  * two places (an n8n expression in the credential, the transport's
  * connection in code) from the same facts: prove they agree.
  */
-import type { Emulator } from '../../emulator';
 import { testCredential } from '../../support/engine/harness';
-import { API_KEY, credentialTypes, emulator, runAction } from '../../support/engine/fixtures';
+import { API_KEY, credentialTypes, emu, runAction, useEmulator } from '../../support/engine/fixtures';
 import { NETWORKS } from '../../../nodes/shared/constants';
 
-let emu: Emulator;
-
-beforeAll(async () => {
-	emu = await emulator();
-});
-
-afterAll(async () => {
-	await emu.close();
-});
+useEmulator();
 
 describe('the credential test and the nodes', () => {
 	it.each([

@@ -17,7 +17,6 @@ import type {
 	INodeExecutionData,
 	INodeListSearchResult,
 	INodeProperties,
-	INodePropertyOptions,
 	INodeType,
 	INodeTypeDescription,
 	IWebhookFunctions,
@@ -28,7 +27,6 @@ import type {
 import {
 	runHookMethod,
 	runListSearch,
-	runLoadOptions,
 	runNode,
 	runWebhook,
 	testCredential,
@@ -339,11 +337,6 @@ class HarnessTrigger implements INodeType {
 				};
 			},
 		},
-		loadOptions: {
-			async hookNames(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
-				return [{ name: this.getNode().type, value: this.getCurrentNodeParameters()?.hookName as string }];
-			},
-		},
 	};
 }
 
@@ -382,7 +375,8 @@ describe('runNode', () => {
 		expect(seen.map((s) => s.url)).toEqual(['/echo/one', '/echo/two']);
 		expect(result.items.map((i) => i.json.label)).toEqual(['item-0-ONE', 'item-1-TWO']);
 		expect(result.items.map((i) => i.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
-		expect(Object.keys(result.runData)).toEqual(['Start', 'Harness Http']);
+		// The node under test is the run's start node, the items its input.
+		expect(Object.keys(result.runData)).toEqual(['Harness Http']);
 	});
 
 	it('with continueOnFail, turns a failing item into an error item and runs the next one', async () => {
@@ -449,7 +443,7 @@ describe('runNode', () => {
 		expect(handled.runData['Harness Thrower'][0].executionStatus).toBe('error');
 	});
 
-	it('runs a versioned node type at the latest or the asked version', async () => {
+	it('runs a versioned node type at its latest version', async () => {
 		const version = (v: number): INodeType => ({
 			description: description({ version: v, credentials: [], properties: [] }),
 			async execute(this: IExecuteFunctions) {
@@ -461,13 +455,15 @@ describe('runNode', () => {
 			{ displayName: 'Versioned', name: 'harnessVersioned', group: ['transform'], description: '', defaultVersion: 2 },
 		);
 		expect((await runNode({ nodeType: versioned, parameters: {} })).items[0].json).toEqual({ v: 2 });
-		expect((await runNode({ nodeType: versioned, parameters: {}, typeVersion: 1 })).items[0].json).toEqual({ v: 1 });
 	});
 
 	it('reports a missing credential the way n8n does', async () => {
 		const result = await runNode({ nodeType: new HarnessHttp(), parameters: { id: 'x' } });
 		expect(result.error).toBeInstanceOf(NodeOperationError);
 		expect(result.error?.message).toBe('Node does not have any credentials set');
+		// Credential data without its type: the harness says what to pass.
+		const untyped = await runNode({ nodeType: new HarnessHttp(), credentials: creds(), parameters: { id: 'x' } });
+		expect(untyped.error?.message).toBe('Credential type "harnessTestApi" was not given to the harness');
 	});
 });
 
@@ -528,10 +524,10 @@ describe('runHookMethod', () => {
 			webhookId: '6d0e5f43-2a61-4c1e-9d6b-4b1f8c9a7e21',
 			name: 'n8n Harness Workflow manual manual',
 		});
-		// A URL that is not <base>/<id>/<path> is still what the node sees.
-		const odd: IDataObject = {};
-		await runHookMethod({ ...base, staticData: odd, webhookUrl: 'https://x.test/somewhere' });
-		expect(remoteHooks.get(odd.hookId as string)?.url).toBe('https://x.test/somewhere');
+		// n8n cannot compute a URL that is not <base>/<webhookId>/<path>: the harness refuses it.
+		await expect(runHookMethod({ ...base, staticData: {}, webhookUrl: 'https://x.test/somewhere' })).rejects.toThrow(
+			'https://x.test/somewhere is not <base>/<webhookId>/harness',
+		);
 	});
 });
 
@@ -548,7 +544,7 @@ describe('runWebhook', () => {
 		expect(result.response).toEqual({ noWebhookResponse: true });
 		expect(result.status).toBe(401);
 		expect(result.sentBody).toEqual({ error: 'bad secret' });
-		expect(result.sentHeaders?.['content-type']).toContain('application/json');
+		expect(result.response.workflowData).toBeUndefined();
 	});
 
 	it('starts the workflow with the delivery (workflowData), reading headers, body and static data', async () => {
@@ -576,9 +572,22 @@ describe('runWebhook', () => {
 			],
 		]);
 	});
+
+	it('hands the node the raw bytes given, beside the parsed body', async () => {
+		const result = await runWebhook({
+			nodeType: new HarnessTrigger(),
+			credentialTypes,
+			credentials: creds(),
+			parameters: {},
+			headers: { 'x-harness-secret': 'default-secret' },
+			body: { event: 'block' },
+			rawBody: '{ "event": "block" }',
+		});
+		expect(result.response.workflowData?.[0][0].json).toMatchObject({ event: 'block', raw: '{ "event": "block" }' });
+	});
 });
 
-describe('runListSearch / runLoadOptions', () => {
+describe('runListSearch', () => {
 	it('calls a listSearch method with filter and pagination token', async () => {
 		const first = await runListSearch({
 			nodeType: new HarnessTrigger(),
@@ -605,15 +614,6 @@ describe('runListSearch / runLoadOptions', () => {
 		});
 		expect(second.paginationToken).toBeUndefined();
 		expect(second.results).toHaveLength(3);
-	});
-
-	it('calls a loadOptions method', async () => {
-		const options = await runLoadOptions({
-			nodeType: new HarnessTrigger(),
-			parameters: { hookName: 'mine' },
-			method: 'hookNames',
-		});
-		expect(options).toEqual([{ name: 'n8n-nodes-stacks-hooks.harnessTrigger', value: 'mine' }]);
 	});
 });
 

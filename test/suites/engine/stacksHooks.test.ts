@@ -11,7 +11,7 @@ import {
 import { Value } from '@sinclair/typebox/value';
 import type { IDataObject } from 'n8n-workflow';
 
-import { checkDefinition, type Emulator } from '../../emulator';
+import { checkDefinition } from '../../emulator';
 import { testCredential } from '../../support/engine/harness';
 import {
 	ALICE,
@@ -19,25 +19,18 @@ import {
 	BOB,
 	CONSUMER_SECRET,
 	credentialTypes,
-	emulator,
+	emu,
 	hookById,
 	listSearch,
 	registerThroughNode,
 	runAction,
 	stxTransferFrom,
+	useEmulator,
 	WEBHOOK,
 } from '../../support/engine/fixtures';
 
-let emu: Emulator;
-
-beforeAll(async () => {
-	emu = await emulator();
-});
-afterAll(async () => {
-	await emu.close();
-});
+useEmulator();
 beforeEach(() => {
-	emu.reset();
 	emu.configure({ rateLimit: { limit: 1000, windowMs: 60_000 }, retryAfterSeconds: undefined });
 });
 

@@ -4,7 +4,7 @@
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { checkDefinition, checkDelivery, type DeliveryPayload, type Emulator, makeBlock } from '../../emulator';
+import { checkDefinition, checkDelivery, type DeliveryPayload, makeBlock } from '../../emulator';
 import {
 	ALICE,
 	API_KEY,
@@ -12,23 +12,16 @@ import {
 	CONSUMER_SECRET,
 	credentialsFor,
 	credentialTypes,
-	emulator,
+	emu,
 	runHookMethod,
 	runWebhook,
 	stxTransferFrom,
 	triggerNode,
+	useEmulator,
 	WEBHOOK,
 } from '../../support/engine/fixtures';
 
-let emu: Emulator;
-
-beforeAll(async () => {
-	emu = await emulator();
-});
-afterAll(async () => {
-	await emu.close();
-});
-beforeEach(() => emu.reset());
+useEmulator();
 
 const parameters = (overrides: INodeParameters = {}): INodeParameters => ({
 	events: stxTransferFrom(ALICE),

@@ -4,7 +4,7 @@ import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workf
 import { StacksHooksApi } from '../../../credentials/StacksHooksApi.credentials';
 import { StacksHooks } from '../../../nodes/StacksHooks/StacksHooks.node';
 import { StacksHooksTrigger } from '../../../nodes/StacksHooksTrigger/StacksHooksTrigger.node';
-import { type Emulator, type EmulatorOptions, startEmulator } from '../../emulator';
+import { type Emulator, startEmulator } from '../../emulator';
 import { runHookMethod, runListSearch, runNode, runWebhook } from './harness';
 
 export const API_KEY = 'engine-test-key';
@@ -18,8 +18,18 @@ export const credentialTypes = [new StacksHooksApi()];
 export const actionNode = new StacksHooks();
 export const triggerNode = new StacksHooksTrigger();
 
-export async function emulator(options: EmulatorOptions = {}): Promise<Emulator> {
-	return await startEmulator({ accounts: [{ apiKey: API_KEY, consumerSecret: CONSUMER_SECRET }], ...options });
+/** The emulator of the test file that called useEmulator() (each test file has its own copy of this module). */
+export let emu: Emulator;
+
+/** Starts the file's emulator (one account: API_KEY, CONSUMER_SECRET) before its tests, resets it before each and closes it after them. */
+export function useEmulator(): void {
+	beforeAll(async () => {
+		emu = await startEmulator({ accounts: [{ apiKey: API_KEY, consumerSecret: CONSUMER_SECRET }] });
+	});
+	beforeEach(() => emu.reset());
+	afterAll(async () => {
+		await emu.close();
+	});
 }
 
 export function credentialsFor(emu: Emulator, overrides: IDataObject = {}) {
