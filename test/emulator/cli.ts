@@ -9,10 +9,7 @@ import { parseArgs } from 'node:util';
 import type { BlockInput } from './chain';
 import { CONTROL_PREFIX } from './control';
 import { startEmulator } from './server';
-import type { DeliveryReport, Network } from './types';
-
-const DEFAULT_SENDER = 'ST1PQHQKV0RJXZFY1DGX8MNSNYVE3VGZJSRTPGZGM';
-const DEFAULT_RECIPIENT = 'ST2CY5V39NHDPWSXMW9QDT3HC3GD6Q6XX4CFRK9AG';
+import type { DeliveryReport } from './types';
 
 const USAGE = `Usage:
   cli.js [--port 3999] [--host 127.0.0.1] [--api-key KEY] [--consumer-secret S] [--network testnet|mainnet]
@@ -27,15 +24,8 @@ class UsageError extends Error {}
 function integer(name: string, raw: string | undefined, min: number): number | undefined {
 	if (raw === undefined) return undefined;
 	const value = Number(raw);
-	if (!Number.isSafeInteger(value) || value < min)
-		throw new UsageError(`--${name} must be an integer >= ${min}`);
+	if (!Number.isSafeInteger(value) || value < min) throw new UsageError(`--${name} must be an integer >= ${min}`);
 	return value;
-}
-
-function network(raw: string): Network {
-	if (raw !== 'testnet' && raw !== 'mainnet')
-		throw new UsageError('--network must be testnet or mainnet');
-	return raw;
 }
 
 async function serve(args: string[]): Promise<void> {
@@ -52,22 +42,20 @@ async function serve(args: string[]): Promise<void> {
 			'latency-ms': { type: 'string' },
 		},
 	});
+	const { network } = values;
+	if (network !== 'testnet' && network !== 'mainnet') throw new UsageError('--network must be testnet or mainnet');
 	const apiKey = values['api-key'];
 	const emulator = await startEmulator({
 		host: values.host,
 		port: integer('port', values.port, 0),
-		network: network(values.network),
+		network,
 		accounts: [{ apiKey, consumerSecret: values['consumer-secret'] }],
 		allowHttpWebhooks: values['allow-http-webhooks'],
 		deliveryInsecure: values['delivery-insecure'],
 		latencyMs: integer('latency-ms', values['latency-ms'], 0),
 	});
-	console.log(
-		`Stacks hooks emulator url=${emulator.url} apiKey=${apiKey} consumerSecret=${emulator.consumerSecret()}`,
-	);
-	const stop = (): void => {
-		void emulator.close().then(() => process.exit(0));
-	};
+	console.log(`Stacks hooks emulator url=${emulator.url} apiKey=${apiKey} consumerSecret=${emulator.consumerSecret()}`);
+	const stop = (): void => void emulator.close().then(() => process.exit(0));
 	process.once('SIGINT', stop);
 	process.once('SIGTERM', stop);
 }
@@ -75,26 +63,8 @@ async function serve(args: string[]): Promise<void> {
 async function control<T>(origin: string, path: string, init?: RequestInit): Promise<T> {
 	const response = await fetch(`${origin}${CONTROL_PREFIX}${path}`, init);
 	const text = await response.text();
-	if (!response.ok)
-		throw new Error(`${init?.method ?? 'GET'} ${path} answered ${response.status}: ${text}`);
+	if (!response.ok) throw new Error(`${init?.method ?? 'GET'} ${path} answered ${response.status}: ${text}`);
 	return JSON.parse(text) as T;
-}
-
-async function nextHeight(origin: string): Promise<number> {
-	const state = await control<{ blockHeights: number[] }>(origin, '/state');
-	return Math.max(0, ...state.blockHeights) + 1;
-}
-
-function describeDelivery(report: DeliveryReport): string {
-	const block = report.payload.event.apply[0] ?? report.payload.event.rollback[0];
-	const parts = [
-		`hook=${report.hookUuid}`,
-		`url=${report.url}`,
-		`status=${report.status ?? 'none'}`,
-		`transactions=${block?.transactions.length ?? 0}`,
-	];
-	if (report.error) parts.push(`error=${JSON.stringify(report.error)}`);
-	return parts.join(' ');
 }
 
 async function inject(args: string[]): Promise<void> {
@@ -104,55 +74,41 @@ async function inject(args: string[]): Promise<void> {
 			origin: { type: 'string', default: 'http://127.0.0.1:3999' },
 			height: { type: 'string' },
 			transfers: { type: 'string', default: '1' },
-			sender: { type: 'string', default: DEFAULT_SENDER },
-			recipient: { type: 'string', default: DEFAULT_RECIPIENT },
+			sender: { type: 'string', default: 'ST1PQHQKV0RJXZFY1DGX8MNSNYVE3VGZJSRTPGZGM' },
+			recipient: { type: 'string', default: 'ST2CY5V39NHDPWSXMW9QDT3HC3GD6Q6XX4CFRK9AG' },
 			amount: { type: 'string', default: '1000000' },
 			rollback: { type: 'boolean', default: false },
 		},
 	});
 	const origin = values.origin.replace(/\/$/, '');
-	const height = integer('height', values.height, 0) ?? (await nextHeight(origin));
+	const height =
+		integer('height', values.height, 0) ?? Math.max(0, ...(await control<{ blockHeights: number[] }>(origin, '/state')).blockHeights) + 1;
 	const count = integer('transfers', values.transfers, 0) ?? 1;
-	const amount = integer('amount', values.amount, 0) ?? 0;
-	const block: BlockInput = {
-		height,
-		transactions: Array.from({ length: count }, () => ({
-			kind: 'stx_transfer' as const,
-			sender: values.sender,
-			recipient: values.recipient,
-			amount,
-		})),
-	};
-	const { deliveries } = await control<{ deliveries: DeliveryReport[] }>(
-		origin,
-		values.rollback ? '/blocks?rollback=1' : '/blocks',
-		{
-			method: 'POST',
-			headers: { 'content-type': 'application/json' },
-			body: JSON.stringify(block),
-		},
-	);
-	const verb = values.rollback ? 'rolled back' : 'applied';
-	console.log(`block ${height} ${verb}: ${count} transfer(s), ${deliveries.length} delivery(ies)`);
-	for (const report of deliveries) console.log(describeDelivery(report));
+	const transfer = { kind: 'stx_transfer' as const, sender: values.sender, recipient: values.recipient, amount: integer('amount', values.amount, 0) ?? 0 };
+	const block: BlockInput = { height, transactions: Array.from({ length: count }, () => transfer) };
+	const { deliveries } = await control<{ deliveries: DeliveryReport[] }>(origin, values.rollback ? '/blocks?rollback=1' : '/blocks', {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify(block),
+	});
+	console.log(`block ${height} ${values.rollback ? 'rolled back' : 'applied'}: ${count} transfer(s), ${deliveries.length} delivery(ies)`);
+	for (const report of deliveries) {
+		const delivered = report.payload.event.apply[0] ?? report.payload.event.rollback[0];
+		const parts = [`hook=${report.hookUuid}`, `url=${report.url}`, `status=${report.status ?? 'none'}`, `transactions=${delivered?.transactions.length ?? 0}`];
+		if (report.error) parts.push(`error=${JSON.stringify(report.error)}`);
+		console.log(parts.join(' '));
+	}
 }
 
 async function main(argv: string[]): Promise<void> {
 	const [command, ...rest] = argv;
-	if (command === 'help' || command === '--help' || command === '-h') {
-		console.log(USAGE);
-		return;
-	}
-	await (command === 'inject' ? inject(rest) : serve(argv));
+	if (['help', '--help', '-h'].includes(command)) console.log(USAGE);
+	else await (command === 'inject' ? inject(rest) : serve(argv));
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
-	const message = error instanceof Error ? error.message : String(error);
-	console.error(message);
-	if (
-		error instanceof UsageError ||
-		(error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
-	) {
+	console.error(error instanceof Error ? error.message : String(error));
+	if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
 		console.error(USAGE);
 		process.exit(2);
 	}

@@ -16,23 +16,17 @@ export class HttpError extends Error {
 	) {
 		super(details);
 	}
+
+	get reply(): Reply {
+		return { status: this.status, body: errorBody(this.status, this.details), headers: this.headers };
+	}
 }
 
 export function errorBody(status: number, details: string): { error: string; details: string } {
 	return { error: STATUS_CODES[status] ?? 'Error', details };
 }
 
-export function errorReply(error: HttpError): Reply {
-	return {
-		status: error.status,
-		body: errorBody(error.status, error.details),
-		headers: error.headers,
-	};
-}
-
-export function badRequest(details: string): HttpError {
-	return new HttpError(400, details);
-}
+export const badRequest = (details: string) => new HttpError(400, details);
 
 export interface RawBody {
 	text: string;
@@ -43,35 +37,18 @@ export interface RawBody {
 export async function readBody(request: IncomingMessage, limit: number): Promise<RawBody> {
 	const chunks: Buffer[] = [];
 	let size = 0;
-	for await (const chunk of request) {
-		const buffer = chunk as Buffer;
-		size += buffer.length;
-		if (size <= limit) chunks.push(buffer);
+	for await (const chunk of request as AsyncIterable<Buffer>) {
+		size += chunk.length;
+		if (size <= limit) chunks.push(chunk);
 	}
 	return { text: Buffer.concat(chunks).toString('utf8'), tooLarge: size > limit };
-}
-
-/** What a recorded request shows as its body. */
-export function recordedBody(raw: RawBody): unknown {
-	if (raw.text === '') return undefined;
-	try {
-		return JSON.parse(raw.text) as unknown;
-	} catch {
-		return raw.text;
-	}
-}
-
-function isJsonMediaType(contentType: string | undefined): boolean {
-	return contentType?.split(';')[0].trim().toLowerCase() === 'application/json';
 }
 
 /** The JSON body, or undefined when there is none; 400 on a body that is too large, not JSON or not declared as JSON. */
 export function jsonBody(request: IncomingMessage, raw: RawBody, limit: number): unknown {
 	if (raw.tooLarge) throw badRequest(`Request body exceeds ${limit} bytes`);
 	if (raw.text === '') return undefined;
-	if (!isJsonMediaType(request.headers['content-type'])) {
-		throw badRequest('Content-Type must be application/json');
-	}
+	if (request.headers['content-type']?.split(';')[0].trim().toLowerCase() !== 'application/json') throw badRequest('Content-Type must be application/json');
 	try {
 		return JSON.parse(raw.text) as unknown;
 	} catch {
@@ -80,14 +57,12 @@ export function jsonBody(request: IncomingMessage, raw: RawBody, limit: number):
 }
 
 export function send(response: ServerResponse, reply: Reply): void {
-	const headers: Record<string, string> = { ...reply.headers };
 	if (reply.body === undefined) {
-		response.writeHead(reply.status, headers).end();
+		response.writeHead(reply.status, { ...reply.headers }).end();
 		return;
 	}
 	const data = JSON.stringify(reply.body);
-	headers['content-type'] = 'application/json; charset=utf-8';
-	headers['content-length'] = String(Buffer.byteLength(data));
+	const headers = { ...reply.headers, 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(data)) };
 	response.writeHead(reply.status, headers).end(data);
 }
 
@@ -98,20 +73,14 @@ export interface Route<H> {
 }
 
 /** The handler for method and path; 405 (HttpError) for a known path with another method; null when no route matches. */
-export function route<H>(
-	routes: Array<Route<H>>,
-	method: string,
-	path: string,
-): { handler: H; params: string[] } | null {
+export function route<H>(routes: Array<Route<H>>, method: string, path: string): { handler: H; params: string[] } | null {
 	for (const { pattern, methods } of routes) {
 		const match = pattern.exec(path);
 		if (!match) continue;
 		const handler = methods[method];
-		if (!handler) {
-			const allow = Object.keys(methods).join(', ');
-			throw new HttpError(405, `${method} is not allowed here; allowed: ${allow}`, { allow });
-		}
-		return { handler, params: match.slice(1) };
+		if (handler) return { handler, params: match.slice(1) };
+		const allow = Object.keys(methods).join(', ');
+		throw new HttpError(405, `${method} is not allowed here; allowed: ${allow}`, { allow });
 	}
 	return null;
 }

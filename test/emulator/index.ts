@@ -1,5 +1,7 @@
 /**
- * A local emulator of the hooks service (see shared/spec/hooks-service-api.md).
+ * A local emulator of the hooks service: the contract is ../shared/spec/hooks-service-api.md
+ * (beside this repository), and request bodies are checked with the real service's published
+ * schemas (@hirosystems/chainhooks-client).
  *
  *   const emulator = await startEmulator({ allowHttpWebhooks: true });
  *   // point a client at emulator.url (…/hooks/v1), x-api-key: 'test-api-key'
@@ -16,36 +18,9 @@
  *   GET   /_emulator/deliveries            -> { deliveries }
  *   GET   /_emulator/requests              -> { requests }
  */
-export { startEmulator } from './server';
-export {
-	blockHash,
-	makeBlock,
-	matchFilter,
-	matchingTransactions,
-	toBlock,
-	BlockInputSchema,
-	TxInputSchema,
-	type Block,
-	type BlockInput,
-	type EventFilter,
-	type Operation,
-	type Transaction,
-	type TxInput,
-} from './chain';
+export { startEmulator, type Emulator } from './server';
+export * from './chain';
 export { checkBlock, checkDefinition, checkDelivery, type SchemaCheck } from './schemas';
 export { API_PREFIXES } from './api';
 export { CONTROL_PREFIX, type EmulatorState } from './control';
-export type {
-	ConfigPatch,
-	DeliveryPayload,
-	DeliveryReport,
-	Direction,
-	Emulator,
-	EmulatorOptions,
-	FaultOptions,
-	HookRecord,
-	Network,
-	RateLimit,
-	RecordedRequest,
-	SecretHeader,
-} from './types';
+export type * from './types';

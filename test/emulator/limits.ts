@@ -1,5 +1,5 @@
 /** Rate limiting (fixed window per bucket) and injected faults for the next N API requests. */
-import type { FaultMatch, FaultOptions, RateLimit } from './types';
+import type { FaultOptions, RateLimit } from './types';
 
 export interface RateDecision {
 	limited: boolean;
@@ -18,10 +18,7 @@ export class RateLimiter {
 		const limit = this.config();
 		if (!limit) return null;
 		let window = this.windows.get(bucket);
-		if (!window || now >= window.start + limit.windowMs) {
-			window = { start: now, count: 0 };
-			this.windows.set(bucket, window);
-		}
+		if (!window || now >= window.start + limit.windowMs) this.windows.set(bucket, (window = { start: now, count: 0 }));
 		window.count += 1;
 		const resetAt = window.start + limit.windowMs;
 		return {
@@ -49,34 +46,23 @@ export class Faults {
 
 	/** Replaces whatever was armed before. */
 	arm(count: number, fault: Fault): void {
-		if (!Number.isInteger(count) || count < 0)
-			throw new Error('count must be a non-negative integer');
-		if (!Number.isInteger(fault.status) || fault.status < 100 || fault.status > 599) {
-			throw new Error('status must be an HTTP status code');
-		}
+		if (!Number.isInteger(count) || count < 0) throw new Error('count must be a non-negative integer');
+		if (!Number.isInteger(fault.status) || fault.status < 100 || fault.status > 599) throw new Error('status must be an HTTP status code');
 		this.pending = count > 0 ? { remaining: count, fault } : null;
 	}
 
 	/** The fault for this request, if one is armed and matches it. */
 	take(request: { method: string; path: string }): Fault | null {
-		if (!this.pending || !matches(this.pending.fault.match, request)) return null;
+		if (!this.pending) return null;
 		const { fault } = this.pending;
-		this.pending.remaining -= 1;
-		if (this.pending.remaining === 0) this.pending = null;
+		const { method, path } = fault.match ?? {};
+		if (method !== undefined && method.toUpperCase() !== request.method.toUpperCase()) return null;
+		if (path instanceof RegExp ? !path.test(request.path) : path !== undefined && !request.path.includes(path)) return null;
+		if (--this.pending.remaining === 0) this.pending = null;
 		return fault;
 	}
 
 	clear(): void {
 		this.pending = null;
 	}
-}
-
-function matches(
-	match: FaultMatch | undefined,
-	request: { method: string; path: string },
-): boolean {
-	if (match?.method !== undefined && match.method.toUpperCase() !== request.method.toUpperCase())
-		return false;
-	if (match?.path instanceof RegExp) return match.path.test(request.path);
-	return match?.path === undefined || request.path.includes(match.path);
 }

@@ -1,109 +1,71 @@
 /**
- * The emulator: a loopback HTTP server keeping the hooks-service contract, plus
- * the test-side handle (inject blocks, inspect requests and deliveries, faults).
+ * The emulator: a loopback HTTP server keeping the hooks-service contract, plus the test-side
+ * handle (inject blocks, inspect requests and deliveries, faults).
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 
-import { API_ROUTES, apiPath, type ApiContext } from './api';
+import { API_ROUTES, apiPath } from './api';
 import { toBlock, type Block, type BlockInput } from './chain';
-import {
-	CONTROL_PREFIX,
-	CONTROL_ROUTES,
-	isLoopback,
-	type ControlContext,
-	type EmulatorState,
-} from './control';
+import { CONTROL_PREFIX, CONTROL_ROUTES, isLoopback, type EmulatorState } from './control';
 import { buildPayload, deliveryHeaders, DeliveryClient } from './delivery';
-import {
-	errorBody,
-	errorReply,
-	HttpError,
-	jsonBody,
-	readBody,
-	recordedBody,
-	route,
-	send,
-	type RawBody,
-	type Reply,
-} from './http';
+import { errorBody, HttpError, jsonBody, readBody, route, send, type Reply } from './http';
 import { Faults, RateLimiter, type Fault, type RateDecision } from './limits';
 import { recordEvaluation, recordOccurrence, Store, type Account } from './store';
-import type {
-	ConfigPatch,
-	DeliveryReport,
-	Direction,
-	Emulator,
-	EmulatorOptions,
-	FaultOptions,
-	HookRecord,
-	Network,
-	RateLimit,
-	RecordedRequest,
-	SecretHeader,
-} from './types';
+import type { ConfigPatch, DeliveryReport, Direction, EmulatorOptions, FaultOptions, HookRecord, RateLimit, RecordedRequest } from './types';
 import type { DefinitionRules } from './validation';
 
 const API_BODY_LIMIT = 1024 * 1024;
 const CONTROL_BODY_LIMIT = 64 * 1024 * 1024;
 
-interface Config {
-	rateLimit: RateLimit | null;
-	retryAfterSeconds?: number;
-	latencyMs: number;
-	maxHooksPerAccount: number;
-	secretHeader: SecretHeader;
+type Config = Required<Omit<ConfigPatch, 'retryAfterSeconds' | 'rateLimit'>> & { rateLimit: RateLimit | null; retryAfterSeconds?: number };
+
+/** The handler's reply, or the answer for the HttpError it threw. */
+async function replyOf(answer: () => Reply | Promise<Reply>): Promise<Reply> {
+	try {
+		return await answer();
+	} catch (error) {
+		if (error instanceof HttpError) return error.reply;
+		throw error;
+	}
 }
 
-/** One API request on its way through the pipeline. */
-interface ApiCall {
-	request: IncomingMessage;
-	url: URL;
-	raw: RawBody;
-	apiKey: string | undefined;
-	account: Account | undefined;
-	rate: RateDecision | null;
+/** What a recorded request shows as its body: the JSON, else the text; undefined when empty. */
+function recordedBody(text: string): unknown {
+	if (text === '') return undefined;
+	try {
+		return JSON.parse(text) as unknown;
+	} catch {
+		return text;
+	}
 }
 
-function withoutUndefined<T extends object>(value: T): Partial<T> {
-	return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
-
-function singleHeader(request: IncomingMessage, name: string): string | undefined {
-	const value = request.headers[name];
-	return Array.isArray(value) ? value[0] : value;
-}
-
-class EmulatorServer implements Emulator, ApiContext, ControlContext {
+/** The running emulator, as startEmulator() hands it to a test. */
+export class Emulator {
+	/** Base address ending in '/hooks/v1'. */
 	url = '';
+	/** 'http://127.0.0.1:PORT'. */
 	origin = '';
 	port = 0;
+	/** Every API request received, in arrival order; control endpoints excluded. */
 	readonly requests: RecordedRequest[] = [];
 	readonly deliveries: DeliveryReport[] = [];
 	readonly store: Store;
-	private readonly network: Network;
-	private readonly allowHttpWebhooks: boolean;
-	private config: Config;
+	readonly rules: DefinitionRules;
+	private readonly config: Config;
 	private readonly limiter = new RateLimiter(() => this.config.rateLimit);
 	private readonly faults = new Faults();
 	private readonly client: DeliveryClient;
 	private readonly background = new Set<Promise<unknown>>();
-	private readonly server = http.createServer(
-		(request, response) => void this.handle(request, response),
-	);
+	private readonly server = http.createServer((request, response) => void this.handle(request, response));
 
 	constructor(options: EmulatorOptions) {
-		this.network = options.network ?? 'testnet';
-		this.allowHttpWebhooks = options.allowHttpWebhooks ?? false;
+		this.rules = { network: options.network ?? 'testnet', allowHttpWebhooks: options.allowHttpWebhooks ?? false };
 		this.store = new Store(options.accounts ?? [{ apiKey: 'test-api-key' }]);
-		this.client = new DeliveryClient({
-			ca: options.deliveryCa,
-			insecure: options.deliveryInsecure,
-		});
+		this.client = new DeliveryClient({ ca: options.deliveryCa, insecure: options.deliveryInsecure });
 		this.config = {
-			rateLimit:
-				options.rateLimit === undefined ? { limit: 1000, windowMs: 60_000 } : options.rateLimit,
+			rateLimit: options.rateLimit === undefined ? { limit: 1000, windowMs: 60_000 } : options.rateLimit,
 			retryAfterSeconds: options.retryAfterSeconds,
 			latencyMs: options.latencyMs ?? 0,
 			maxHooksPerAccount: options.maxHooksPerAccount ?? 1000,
@@ -117,13 +79,12 @@ class EmulatorServer implements Emulator, ApiContext, ControlContext {
 			this.server.listen(port, host, () => resolve());
 		});
 		this.port = (this.server.address() as AddressInfo).port;
-		const hostInUrl = host.includes(':') ? `[${host}]` : host;
-		this.origin = `http://${hostInUrl}:${this.port}`;
+		this.origin = `http://${host.includes(':') ? `[${host}]` : host}:${this.port}`;
 		this.url = `${this.origin}/hooks/v1`;
 	}
 
 	async close(): Promise<void> {
-		this.client.close();
+		await this.client.close();
 		await this.settled();
 		await new Promise<void>((resolve) => {
 			this.server.close(() => resolve());
@@ -133,18 +94,17 @@ class EmulatorServer implements Emulator, ApiContext, ControlContext {
 
 	// -- test-side handle -----------------------------------------------------
 
+	/** Current hooks (deep copies), in creation order; of every account when apiKey is omitted. */
 	hooks(apiKey?: string): HookRecord[] {
-		const accounts =
-			apiKey === undefined ? this.store.allAccounts() : [this.store.accountOrDefault(apiKey)];
-		return accounts.flatMap((account) =>
-			[...account.hooks.values()].map((hook) => structuredClone(hook)),
-		);
+		const accounts = apiKey === undefined ? [...this.store.accounts.values()] : [this.store.accountOrDefault(apiKey)];
+		return accounts.flatMap((account) => [...account.hooks.values()].map((hook) => structuredClone(hook)));
 	}
 
 	clearRequests(): void {
 		this.requests.length = 0;
 	}
 
+	/** Drops hooks, blocks, requests, deliveries, faults and rate-limit counters; keeps accounts, secrets and config. */
 	reset(): void {
 		this.store.reset();
 		this.clearRequests();
@@ -153,124 +113,98 @@ class EmulatorServer implements Emulator, ApiContext, ControlContext {
 		this.limiter.clear();
 	}
 
+	/** Applies the keys given; `retryAfterSeconds: undefined` restores the computed retry-after. */
 	configure(patch: ConfigPatch): void {
-		const restoreRetryAfter = 'retryAfterSeconds' in patch && patch.retryAfterSeconds === undefined;
-		this.config = { ...this.config, ...withoutUndefined(patch) };
-		if (restoreRetryAfter) delete this.config.retryAfterSeconds;
+		for (const [key, value] of Object.entries(patch)) if (value !== undefined) Object.assign(this.config, { [key]: value });
+		if ('retryAfterSeconds' in patch && patch.retryAfterSeconds === undefined) delete this.config.retryAfterSeconds;
 	}
 
 	currentConfig(): ConfigPatch {
 		return { ...this.config };
 	}
 
+	/** The next `count` API requests (that match opts.match) are answered with `status` (default 429) instead of being served. */
 	failNext(count: number, status = 429, opts: FaultOptions = {}): void {
 		this.faults.arm(count, { status, ...opts });
 	}
 
+	/** The account's consumer secret (first account when apiKey is omitted); null when deleted; throws on an unknown key. */
 	consumerSecret(apiKey?: string): string | null {
 		return this.store.accountOrDefault(apiKey).secret;
 	}
 
+	/** Stores the block (by height) and delivers it to every enabled matching hook; resolves when all POSTs finished. */
 	injectBlock(input: BlockInput | Block): Promise<DeliveryReport[]> {
 		const block = toBlock(input);
 		this.store.putBlock(block);
 		return this.dispatch(block, 'apply');
 	}
 
+	/** Delivers the block in `rollback`, and drops it from the store when it is the stored block of its height. */
 	injectRollback(input: BlockInput | Block): Promise<DeliveryReport[]> {
 		const block = toBlock(input);
 		this.store.dropBlock(block);
 		return this.dispatch(block, 'rollback');
 	}
 
+	/** Resolves once the background work started by API calls (evaluate) has finished. */
 	async settled(): Promise<void> {
 		while (this.background.size > 0) await Promise.all([...this.background]);
 	}
 
 	state(): EmulatorState {
 		return {
-			network: this.network,
+			network: this.rules.network,
 			url: this.url,
-			accounts: this.store
-				.allAccounts()
-				.map((account) => ({ apiKey: account.apiKey, hooks: this.hooks(account.apiKey) })),
+			accounts: [...this.store.accounts.values()].map(({ apiKey }) => ({ apiKey, hooks: this.hooks(apiKey) })),
 			blockHeights: this.store.blockHeights(),
 			deliveries: this.deliveries.length,
 			requests: this.requests.length,
 		};
 	}
 
-	// -- ApiContext -------------------------------------------------------------
-
-	definitionRules(): DefinitionRules {
-		return { network: this.network, allowHttpWebhooks: this.allowHttpWebhooks };
-	}
+	// -- for the API handlers, and deliveries ---------------------------------------
 
 	maxHooksPerAccount(): number {
 		return this.config.maxHooksPerAccount;
 	}
 
+	/** Evaluates the block against this one hook after the answer has gone, delivering a match. */
 	evaluateLater(account: Account, hook: HookRecord, block: Block): void {
 		const task = delay(0).then(() => this.deliver(account, hook, block, 'apply'));
 		this.background.add(task);
 		void task.finally(() => this.background.delete(task));
 	}
 
-	// -- deliveries ---------------------------------------------------------------
-
 	private async dispatch(block: Block, direction: Direction): Promise<DeliveryReport[]> {
-		const targets = this.store
-			.allAccounts()
-			.flatMap((account) => [...account.hooks.values()].map((hook) => ({ account, hook })))
-			.filter(({ hook }) => hook.status.enabled && hook.definition.network === this.network);
-		const reports = await Promise.all(
-			targets.map(({ account, hook }) => this.deliver(account, hook, block, direction)),
+		const targets = [...this.store.accounts.values()].flatMap((account) =>
+			[...account.hooks.values()].filter((hook) => hook.status.enabled && hook.definition.network === this.rules.network).map((hook) => ({ account, hook })),
 		);
+		const reports = await Promise.all(targets.map(({ account, hook }) => this.deliver(account, hook, block, direction)));
 		return reports.filter((report): report is DeliveryReport => report !== null);
 	}
 
 	/** Evaluates one block for one hook and POSTs the matches; null when nothing matched. */
-	private async deliver(
-		account: Account,
-		hook: HookRecord,
-		block: Block,
-		direction: Direction,
-	): Promise<DeliveryReport | null> {
-		const height = block.block_identifier.index;
-		recordEvaluation(hook, height, Date.now());
-		const payload = buildPayload(hook, block, this.network, direction);
+	private async deliver(account: Account, hook: HookRecord, block: Block, direction: Direction): Promise<DeliveryReport | null> {
+		const blockHeight = block.block_identifier.index;
+		recordEvaluation(hook, blockHeight, Date.now());
+		const payload = buildPayload(hook, block, this.rules.network, direction);
 		if (!payload) return null;
 		const url = hook.definition.action.url;
-		const result = await this.client.post(
-			url,
-			payload,
-			deliveryHeaders(account.secret, this.config.secretHeader),
-		);
-		const report: DeliveryReport = {
-			hookUuid: hook.uuid,
-			url,
-			...result,
-			payload,
-			at: Date.now(),
-			blockHeight: height,
-			direction,
-		};
+		const result = await this.client.post(url, payload, deliveryHeaders(account.secret, this.config.secretHeader));
+		const report: DeliveryReport = { hookUuid: hook.uuid, url, ...result, payload, at: Date.now(), blockHeight, direction };
 		this.deliveries.push(report);
-		if (result.error === undefined) recordOccurrence(hook, height, report.at);
+		if (result.error === undefined) recordOccurrence(hook, blockHeight, report.at);
 		return report;
 	}
 
-	// -- HTTP -----------------------------------------------------------------------
+	// -- HTTP -------------------------------------------------------------------
 
 	private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
 		try {
 			const url = new URL(request.url ?? '/', 'http://emulator.invalid');
-			const isControl =
-				url.pathname === CONTROL_PREFIX || url.pathname.startsWith(`${CONTROL_PREFIX}/`);
-			send(
-				response,
-				isControl ? await this.answerControl(request, url) : await this.answerApi(request, url),
-			);
+			const isControl = url.pathname === CONTROL_PREFIX || url.pathname.startsWith(`${CONTROL_PREFIX}/`);
+			send(response, await (isControl ? this.answerControl(request, url) : this.answerApi(request, url)));
 		} catch (error) {
 			const details = error instanceof Error ? error.message : String(error);
 			if (!response.headersSent) send(response, { status: 500, body: errorBody(500, details) });
@@ -279,91 +213,57 @@ class EmulatorServer implements Emulator, ApiContext, ControlContext {
 
 	private async answerControl(request: IncomingMessage, url: URL): Promise<Reply> {
 		const raw = await readBody(request, CONTROL_BODY_LIMIT);
-		try {
-			if (!isLoopback(request.socket.remoteAddress))
-				throw new HttpError(403, 'Control endpoints answer loopback callers only');
-			const found = route(
-				CONTROL_ROUTES,
-				request.method ?? 'GET',
-				url.pathname.slice(CONTROL_PREFIX.length),
-			);
+		return await replyOf(async () => {
+			if (!isLoopback(request.socket.remoteAddress)) throw new HttpError(403, 'Control endpoints answer loopback callers only');
+			const found = route(CONTROL_ROUTES, request.method ?? 'GET', url.pathname.slice(CONTROL_PREFIX.length));
 			if (!found) throw new HttpError(404, `No control endpoint at ${url.pathname}`);
-			const body = jsonBody(request, raw, CONTROL_BODY_LIMIT);
-			return await found.handler(this, { query: url.searchParams, body });
-		} catch (error) {
-			if (error instanceof HttpError) return errorReply(error);
-			throw error;
-		}
+			return await found.handler(this, { query: url.searchParams, body: jsonBody(request, raw, CONTROL_BODY_LIMIT) });
+		});
 	}
 
 	private async answerApi(request: IncomingMessage, url: URL): Promise<Reply> {
 		const raw = await readBody(request, API_BODY_LIMIT);
+		const method = request.method ?? 'GET';
 		const record: RecordedRequest = {
-			method: request.method ?? 'GET',
+			method,
 			path: url.pathname,
 			query: Object.fromEntries(url.searchParams),
 			headers: { ...request.headers },
-			body: recordedBody(raw),
+			body: recordedBody(raw.text),
 			status: 0,
 			at: Date.now(),
 		};
 		this.requests.push(record);
 		if (this.config.latencyMs > 0) await delay(this.config.latencyMs);
-		const apiKey = singleHeader(request, 'x-api-key');
-		const account = this.store.account(apiKey);
+		const header = request.headers['x-api-key'];
+		const apiKey = Array.isArray(header) ? header[0] : header;
+		const account = apiKey === undefined ? undefined : this.store.accounts.get(apiKey);
 		// Unknown callers share one budget per address, so 401s are rate limited too.
-		const bucket = account ? `key:${account.apiKey}` : `address:${request.socket.remoteAddress}`;
-		const rate = this.limiter.take(bucket, Date.now());
-		const reply = this.serveApi({ request, url, raw, apiKey, account, rate });
+		const rate = this.limiter.take(account ? `key:${account.apiKey}` : `address:${request.socket.remoteAddress}`, Date.now());
+		const fault = this.faults.take({ method, path: url.pathname });
+		const reply = fault
+			? this.faultReply(fault, rate)
+			: await replyOf(() => {
+					if (rate?.limited) {
+						const { limit, windowMs } = this.config.rateLimit ?? { limit: 0, windowMs: 0 };
+						throw new HttpError(429, `Rate limit of ${limit} requests per ${windowMs} ms exceeded`, { 'retry-after': this.retryAfter(rate) });
+					}
+					if (!account) throw new HttpError(401, apiKey === undefined ? 'Missing x-api-key header' : 'Invalid API key');
+					const path = apiPath(url.pathname);
+					const found = path === null ? null : route(API_ROUTES, method, path);
+					if (!found) throw new HttpError(404, `No endpoint at ${url.pathname}`);
+					return found.handler(this, { query: url.searchParams, body: jsonBody(request, raw, API_BODY_LIMIT), account }, found.params);
+				});
 		record.status = reply.status;
 		return { ...reply, headers: { ...rate?.headers, ...reply.headers } };
-	}
-
-	private serveApi(call: ApiCall): Reply {
-		const fault = this.faults.take({
-			method: call.request.method ?? 'GET',
-			path: call.url.pathname,
-		});
-		if (fault) return this.faultReply(fault, call.rate);
-		try {
-			if (call.rate?.limited) throw this.tooManyRequests(call.rate);
-			if (!call.account) {
-				throw new HttpError(
-					401,
-					call.apiKey === undefined ? 'Missing x-api-key header' : 'Invalid API key',
-				);
-			}
-			const path = apiPath(call.url.pathname);
-			const found = path === null ? null : route(API_ROUTES, call.request.method ?? 'GET', path);
-			if (path === null || !found) throw new HttpError(404, `No endpoint at ${call.url.pathname}`);
-			const body = jsonBody(call.request, call.raw, API_BODY_LIMIT);
-			return found.handler(
-				this,
-				{ path, query: call.url.searchParams, body, account: call.account },
-				found.params,
-			);
-		} catch (error) {
-			if (error instanceof HttpError) return errorReply(error);
-			throw error;
-		}
 	}
 
 	private retryAfter(rate: RateDecision | null): string {
 		return String(this.config.retryAfterSeconds ?? rate?.secondsToReset ?? 1);
 	}
 
-	private tooManyRequests(rate: RateDecision): HttpError {
-		const { limit, windowMs } = this.config.rateLimit ?? { limit: 0, windowMs: 0 };
-		return new HttpError(429, `Rate limit of ${limit} requests per ${windowMs} ms exceeded`, {
-			'retry-after': this.retryAfter(rate),
-		});
-	}
-
 	private faultReply(fault: Fault, rate: RateDecision | null): Reply {
-		const retryAfter =
-			fault.retryAfter === undefined && fault.status === 429
-				? this.retryAfter(rate)
-				: fault.retryAfter;
+		const retryAfter = fault.retryAfter === undefined && fault.status === 429 ? this.retryAfter(rate) : fault.retryAfter;
 		return {
 			status: fault.status,
 			body: fault.body === undefined ? errorBody(fault.status, 'Injected fault') : fault.body,
@@ -373,7 +273,7 @@ class EmulatorServer implements Emulator, ApiContext, ControlContext {
 }
 
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
-	const emulator = new EmulatorServer(options);
+	const emulator = new Emulator(options);
 	await emulator.listen(options.host ?? '127.0.0.1', options.port ?? 0);
 	return emulator;
 }

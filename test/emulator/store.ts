@@ -1,10 +1,7 @@
 /** Accounts (API key + consumer secret), their hooks, and the blocks the emulator has seen. */
 import { randomBytes, randomUUID } from 'node:crypto';
 
-import type {
-	ChainhookDefinition,
-	ChainhookStatusValue,
-} from '@hirosystems/chainhooks-client/schemas';
+import type { ChainhookDefinition } from '@hirosystems/chainhooks-client/schemas';
 
 import type { Block } from './chain';
 import type { HookRecord } from './types';
@@ -16,44 +13,24 @@ export interface Account {
 	hooks: Map<string, HookRecord>;
 }
 
-export interface BlockRef {
-	block_height?: number;
-	index_block_hash?: string;
-}
-
 export function newSecret(): string {
 	return randomBytes(32).toString('hex');
 }
 
 export class Store {
-	private readonly accounts = new Map<string, Account>();
+	readonly accounts = new Map<string, Account>();
 	private readonly blocks = new Map<number, Block>();
 
 	constructor(accounts: Array<{ apiKey: string; consumerSecret?: string }>) {
 		if (accounts.length === 0) throw new Error('The emulator needs at least one account');
-		for (const { apiKey, consumerSecret } of accounts) {
-			this.accounts.set(apiKey, {
-				apiKey,
-				secret: consumerSecret ?? newSecret(),
-				hooks: new Map(),
-			});
-		}
-	}
-
-	account(apiKey: string | undefined): Account | undefined {
-		return apiKey === undefined ? undefined : this.accounts.get(apiKey);
+		for (const { apiKey, consumerSecret } of accounts) this.accounts.set(apiKey, { apiKey, secret: consumerSecret ?? newSecret(), hooks: new Map() });
 	}
 
 	/** The named account, or the first one when no key is given; throws on an unknown key. */
 	accountOrDefault(apiKey?: string): Account {
-		const account =
-			apiKey === undefined ? this.accounts.values().next().value : this.accounts.get(apiKey);
+		const account = apiKey === undefined ? this.accounts.values().next().value : this.accounts.get(apiKey);
 		if (!account) throw new Error('Unknown API key');
 		return account;
-	}
-
-	allAccounts(): Account[] {
-		return [...this.accounts.values()];
 	}
 
 	createHook(account: Account, definition: ChainhookDefinition, now: number): HookRecord {
@@ -82,18 +59,13 @@ export class Store {
 	}
 
 	/** Forgets the block when it is the one stored at its height (a rollback of it). */
-	dropBlock(block: Block): void {
-		const stored = this.blocks.get(block.block_identifier.index);
-		if (stored?.block_identifier.hash === block.block_identifier.hash) {
-			this.blocks.delete(block.block_identifier.index);
-		}
+	dropBlock({ block_identifier: { index, hash } }: Block): void {
+		if (this.blocks.get(index)?.block_identifier.hash === hash) this.blocks.delete(index);
 	}
 
-	findBlock(ref: BlockRef): Block | undefined {
+	findBlock(ref: { block_height?: number; index_block_hash?: string }): Block | undefined {
 		if (ref.block_height !== undefined) return this.blocks.get(ref.block_height);
-		return [...this.blocks.values()].find(
-			(block) => block.block_identifier.hash === ref.index_block_hash,
-		);
+		return [...this.blocks.values()].find((block) => block.block_identifier.hash === ref.index_block_hash);
 	}
 
 	blockHeights(): number[] {
@@ -109,34 +81,25 @@ export class Store {
 /** Enabling moves a hook that is not running (new, interrupted) to streaming; disabling keeps the status. */
 export function setEnabled(hook: HookRecord, enabled: boolean): void {
 	hook.status.enabled = enabled;
-	const resumable: ChainhookStatusValue[] = ['new', 'interrupted'];
-	if (enabled && resumable.includes(hook.status.status)) hook.status.status = 'streaming';
+	if (enabled && (hook.status.status === 'new' || hook.status.status === 'interrupted')) hook.status.status = 'streaming';
 }
 
-function expireIfDue(hook: HookRecord): void {
-	const options = hook.definition.options;
-	const evaluationsDone =
-		options?.expire_after_evaluations !== undefined &&
-		hook.status.evaluated_block_count >= options.expire_after_evaluations;
-	const occurrencesDone =
-		options?.expire_after_occurrences !== undefined &&
-		hook.status.occurrence_count >= options.expire_after_occurrences;
-	if (evaluationsDone || occurrencesDone) {
-		hook.status.status = 'expired';
-		hook.status.enabled = false;
+function expireIfDue({ definition: { options }, status }: HookRecord): void {
+	if (
+		(options?.expire_after_evaluations !== undefined && status.evaluated_block_count >= options.expire_after_evaluations) ||
+		(options?.expire_after_occurrences !== undefined && status.occurrence_count >= options.expire_after_occurrences)
+	) {
+		status.status = 'expired';
+		status.enabled = false;
 	}
 }
 
 export function recordEvaluation(hook: HookRecord, height: number, now: number): void {
-	hook.status.evaluated_block_count += 1;
-	hook.status.last_evaluated_at = now;
-	hook.status.last_evaluated_block_height = height;
+	Object.assign(hook.status, { evaluated_block_count: hook.status.evaluated_block_count + 1, last_evaluated_at: now, last_evaluated_block_height: height });
 	expireIfDue(hook);
 }
 
 export function recordOccurrence(hook: HookRecord, height: number, now: number): void {
-	hook.status.occurrence_count += 1;
-	hook.status.last_occurrence_at = now;
-	hook.status.last_occurrence_block_height = height;
+	Object.assign(hook.status, { occurrence_count: hook.status.occurrence_count + 1, last_occurrence_at: now, last_occurrence_block_height: height });
 	expireIfDue(hook);
 }

@@ -1,20 +1,11 @@
 import type { IncomingHttpHeaders } from 'node:http';
 
-import type {
-	Chainhook,
-	ChainhookEvent,
-	ChainhookNetwork,
-} from '@hirosystems/chainhooks-client/schemas';
-
-import type { Block, BlockInput } from './chain';
+import type { Chainhook, ChainhookEvent, ChainhookNetwork } from '@hirosystems/chainhooks-client/schemas';
 
 export type Network = ChainhookNetwork;
 export type HookRecord = Chainhook;
 export type DeliveryPayload = ChainhookEvent;
-export type SecretHeader =
-	| 'x-hook-consumer-secret'
-	| 'x-chainhook-consumer-secret'
-	| 'authorization';
+export type SecretHeader = 'x-hook-consumer-secret' | 'x-chainhook-consumer-secret' | 'authorization';
 export type Direction = 'apply' | 'rollback';
 
 export interface RateLimit {
@@ -49,12 +40,7 @@ export interface EmulatorOptions {
 	allowHttpWebhooks?: boolean;
 }
 
-export type ConfigPatch = Partial<
-	Pick<
-		EmulatorOptions,
-		'rateLimit' | 'retryAfterSeconds' | 'latencyMs' | 'maxHooksPerAccount' | 'secretHeader'
-	>
->;
+export type ConfigPatch = Partial<Pick<EmulatorOptions, 'rateLimit' | 'retryAfterSeconds' | 'latencyMs' | 'maxHooksPerAccount' | 'secretHeader'>>;
 
 export interface RecordedRequest {
 	method: string;
@@ -84,47 +70,11 @@ export interface DeliveryReport {
 	direction: Direction;
 }
 
-export interface FaultMatch {
-	/** Only requests with this method (case-insensitive). */
-	method?: string;
-	/** Only requests whose path (as received, prefix included) contains this string or matches this RegExp. */
-	path?: string | RegExp;
-}
-
 export interface FaultOptions {
-	/** Fail only the requests that match; the others are served and do not use up the count. */
-	match?: FaultMatch;
+	/** Fail only the requests that match (method case-insensitive; path as received, containing the string or matching the RegExp); the others are served and do not use up the count. */
+	match?: { method?: string; path?: string | RegExp };
 	/** retry-after value; null sends none. Default: for 429 the configured/computed retry-after, else none. */
 	retryAfter?: string | null;
 	/** Answer body. Default: { error, details: 'Injected fault' }. */
 	body?: unknown;
-}
-
-export interface Emulator {
-	/** Base address ending in '/hooks/v1'. */
-	url: string;
-	/** 'http://127.0.0.1:PORT'. */
-	origin: string;
-	port: number;
-	close(): Promise<void>;
-	/** Current hooks (deep copies), in creation order; of every account when apiKey is omitted. */
-	hooks(apiKey?: string): HookRecord[];
-	/** Every API request received, in arrival order; control endpoints excluded. */
-	requests: RecordedRequest[];
-	clearRequests(): void;
-	/** Drops hooks, blocks, requests, deliveries, faults and rate-limit counters; keeps accounts, secrets and config. */
-	reset(): void;
-	/** Applies the keys given; `retryAfterSeconds: undefined` restores the computed retry-after. */
-	configure(patch: ConfigPatch): void;
-	/** The next `count` API requests (that match opts.match) are answered with `status` (default 429) instead of being served. */
-	failNext(count: number, status?: number, opts?: FaultOptions): void;
-	/** The account's consumer secret (first account when apiKey is omitted); null when deleted; throws on an unknown key. */
-	consumerSecret(apiKey?: string): string | null;
-	/** Stores the block (by height) and delivers it to every enabled matching hook; resolves when all POSTs finished. */
-	injectBlock(block: BlockInput | Block): Promise<DeliveryReport[]>;
-	/** Delivers the block in `rollback`, and drops it from the store when it is the stored block of its height. */
-	injectRollback(block: BlockInput | Block): Promise<DeliveryReport[]>;
-	/** Resolves once the background work started by API calls (evaluate) has finished. */
-	settled(): Promise<void>;
-	deliveries: DeliveryReport[];
 }

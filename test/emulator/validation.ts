@@ -1,6 +1,6 @@
 /**
- * Request checks. The service's own published schemas are used wherever it
- * publishes one (checked strictly); the rest follows the contract.
+ * Request checks. The service's own published schemas are used wherever it publishes one
+ * (checked strictly); the rest follows the contract.
  */
 import {
 	BulkEnableChainhooksRequestSchema,
@@ -13,15 +13,13 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 
 import { BlockInputSchema, isBlock, type Block, type BlockInput } from './chain';
 import { badRequest } from './http';
-import { check, checkBlock, checkDefinition, isUuid, strict } from './schemas';
+import { check, checkBlock, checkDefinition, isUuid, strict, type SchemaCheck } from './schemas';
 import type { ConfigPatch, Network } from './types';
 
 export const MAX_PAGE_SIZE = 60;
 export const DEFAULT_PAGE_SIZE = 20;
 
-function isObject(value: unknown): value is Record<string, unknown> {
-	return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function requireObject(body: unknown): Record<string, unknown> {
 	if (body === undefined) throw badRequest('Request body is required');
@@ -29,10 +27,12 @@ function requireObject(body: unknown): Record<string, unknown> {
 	return body;
 }
 
-function parse<S extends TSchema>(schema: S, body: unknown): Static<S> {
-	requireObject(body);
-	const result = check(schema, body);
+function accept(result: SchemaCheck): void {
 	if (!result.ok) throw badRequest(result.errors.join('; '));
+}
+
+function parse<S extends TSchema>(schema: S, body: unknown): Static<S> {
+	accept(check(schema, requireObject(body)));
 	return body as Static<S>;
 }
 
@@ -42,61 +42,41 @@ export interface DefinitionRules {
 }
 
 export function parseDefinition(body: unknown, rules: DefinitionRules): ChainhookDefinition {
-	requireObject(body);
-	const result = checkDefinition(body, { allowHttp: rules.allowHttpWebhooks });
-	if (!result.ok) throw badRequest(result.errors.join('; '));
+	accept(checkDefinition(requireObject(body), { allowHttp: rules.allowHttpWebhooks }));
 	const definition = body as ChainhookDefinition;
-	if (definition.network !== rules.network) {
-		throw badRequest(`network: this service serves ${rules.network}, not ${definition.network}`);
-	}
+	if (definition.network !== rules.network) throw badRequest(`network: this service serves ${rules.network}, not ${definition.network}`);
 	return definition;
 }
 
-const FIXED_FIELDS = ['chain', 'network', 'version'] as const;
-
 /** A partial definition merged over the current one; chain, network and version may only be repeated. */
-export function parseUpdate(
-	current: ChainhookDefinition,
-	body: unknown,
-	rules: DefinitionRules,
-): ChainhookDefinition {
+export function parseUpdate(current: ChainhookDefinition, body: unknown, rules: DefinitionRules): ChainhookDefinition {
 	const patch = requireObject(body);
-	for (const field of FIXED_FIELDS) {
-		if (field in patch && patch[field] !== current[field])
-			throw badRequest(`${field}: cannot be changed`);
+	for (const field of ['chain', 'network', 'version'] as const) {
+		if (field in patch && patch[field] !== current[field]) throw badRequest(`${field}: cannot be changed`);
 	}
 	return parseDefinition({ ...current, ...patch }, rules);
 }
 
-function parseInteger(
-	raw: string | null,
-	name: string,
-	fallback: number,
-	min: number,
-	max: number,
-): number {
+function parseInteger(raw: string | null, name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
 	if (raw === null) return fallback;
 	const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
-	if (!Number.isSafeInteger(value) || value < min || value > max) {
-		const range = max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `from ${min} to ${max}`;
-		throw badRequest(`${name}: must be an integer ${range}`);
-	}
-	return value;
+	if (Number.isSafeInteger(value) && value >= min && value <= max) return value;
+	throw badRequest(`${name}: must be an integer ${max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `from ${min} to ${max}`}`);
 }
 
 export function parsePage(query: URLSearchParams): { limit: number; offset: number } {
 	return {
 		limit: parseInteger(query.get('limit'), 'limit', DEFAULT_PAGE_SIZE, 1, MAX_PAGE_SIZE),
-		offset: parseInteger(query.get('offset'), 'offset', 0, 0, Number.MAX_SAFE_INTEGER),
+		offset: parseInteger(query.get('offset'), 'offset', 0, 0),
 	};
 }
 
 export function parseUuid(raw: string): string {
-	let uuid: string;
+	let uuid = '';
 	try {
 		uuid = decodeURIComponent(raw);
 	} catch {
-		throw badRequest('uuid: must be a UUID');
+		// not a UUID either
 	}
 	if (!isUuid(uuid)) throw badRequest('uuid: must be a UUID');
 	return uuid.toLowerCase();
@@ -113,19 +93,14 @@ export function parseEnabled(body: unknown): boolean {
 export type BulkFilters = NonNullable<BulkEnableChainhooksRequest['filters']>;
 
 export function parseBulk(body: unknown): { enabled: boolean; filters: BulkFilters } {
-	const filters = requireObject(body).filters;
-	if (!isObject(filters) || Object.keys(filters).length === 0) {
-		throw badRequest('filters: give at least one of webhook_url, uuids, statuses');
-	}
-	const request = parse(BulkSchema, body);
-	return { enabled: request.enabled, filters: filters as BulkFilters };
+	const { filters } = requireObject(body);
+	if (!isObject(filters) || Object.keys(filters).length === 0) throw badRequest('filters: give at least one of webhook_url, uuids, statuses');
+	return { enabled: parse(BulkSchema, body).enabled, filters: filters as BulkFilters };
 }
 
 export function parseEvaluate(body: unknown): { block_height?: number; index_block_hash?: string } {
 	const request = parse(EvaluateSchema, body);
-	if (request.block_height !== undefined && request.index_block_hash !== undefined) {
-		throw badRequest('give either block_height or index_block_hash, not both');
-	}
+	if (request.block_height !== undefined && request.index_block_hash !== undefined) throw badRequest('give either block_height or index_block_hash, not both');
 	return request;
 }
 
@@ -135,35 +110,20 @@ export function parseEvaluate(body: unknown): { block_height?: number; index_blo
 const StrictBlockInput = strict(BlockInputSchema);
 
 export function parseBlock(body: unknown): BlockInput | Block {
-	const value = requireObject(body);
-	if (isBlock(value as BlockInput | Block)) {
-		const result = checkBlock(value);
-		if (!result.ok) throw badRequest(result.errors.join('; '));
-		return value as Block;
-	}
-	return parse(StrictBlockInput, value);
+	const value = requireObject(body) as BlockInput | Block;
+	if (!isBlock(value)) return parse(StrictBlockInput, value);
+	accept(checkBlock(value));
+	return value;
 }
 
 const ConfigPatchSchema = strict(
 	Type.Object({
-		rateLimit: Type.Optional(
-			Type.Union([
-				Type.Object({
-					limit: Type.Integer({ minimum: 0 }),
-					windowMs: Type.Integer({ minimum: 1 }),
-				}),
-				Type.Null(),
-			]),
-		),
+		rateLimit: Type.Optional(Type.Union([Type.Object({ limit: Type.Integer({ minimum: 0 }), windowMs: Type.Integer({ minimum: 1 }) }), Type.Null()])),
 		retryAfterSeconds: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()])),
 		latencyMs: Type.Optional(Type.Integer({ minimum: 0 })),
 		maxHooksPerAccount: Type.Optional(Type.Integer({ minimum: 0 })),
 		secretHeader: Type.Optional(
-			Type.Union([
-				Type.Literal('x-hook-consumer-secret'),
-				Type.Literal('x-chainhook-consumer-secret'),
-				Type.Literal('authorization'),
-			]),
+			Type.Union([Type.Literal('x-hook-consumer-secret'), Type.Literal('x-chainhook-consumer-secret'), Type.Literal('authorization')]),
 		),
 	}),
 );
@@ -171,8 +131,7 @@ const ConfigPatchSchema = strict(
 /** JSON has no undefined: `retryAfterSeconds: null` restores the computed retry-after. */
 export function parseConfigPatch(body: unknown): ConfigPatch {
 	const { retryAfterSeconds, ...rest } = parse(ConfigPatchSchema, body);
-	if (retryAfterSeconds === undefined) return rest;
-	return { ...rest, retryAfterSeconds: retryAfterSeconds ?? undefined };
+	return retryAfterSeconds === undefined ? rest : { ...rest, retryAfterSeconds: retryAfterSeconds ?? undefined };
 }
 
 const FaultSchema = strict(
@@ -181,9 +140,7 @@ const FaultSchema = strict(
 		status: Type.Optional(Type.Integer({ minimum: 100, maximum: 599 })),
 		retryAfter: Type.Optional(Type.Union([Type.String(), Type.Null()])),
 		body: Type.Optional(Type.Unknown()),
-		match: Type.Optional(
-			Type.Object({ method: Type.Optional(Type.String()), path: Type.Optional(Type.String()) }),
-		),
+		match: Type.Optional(Type.Object({ method: Type.Optional(Type.String()), path: Type.Optional(Type.String()) })),
 	}),
 );
 
