@@ -1,10 +1,10 @@
 /**
- * Deliveries inside a real n8n (2.41.1 on Node 24, HTTPS, the packed package installed as n8n
- * installs community packages): the same deliveries posted concurrently to
+ * Part 1, deliveries inside a real n8n (2.41.1 on Node 24, HTTPS, the packed package installed
+ * as n8n installs community packages): the same deliveries posted concurrently to
  *   A: a workflow of the Stacks Hooks Trigger (its production webhook), and
  *   B: a workflow of n8n's Webhook node (POST, respond on received, header auth with the
  *      consumer secret) and a Code node splitting the payload into the same per-transaction items,
- * alternated A/B, B/A, ... over several rounds, for each n8n configuration asked for (n8n
+ * alternated A/B, B/A, ... over several rounds, for each n8n configuration of CONFIGS (n8n
  * restarted in between, same user folder). Every accepted delivery must give exactly one
  * successful execution with the right number of items (checked from the saved executions:
  * n8n's default of saving every execution stays on, so the reference does the same work).
@@ -13,21 +13,33 @@ import * as fs from 'fs';
 import * as https from 'https';
 import * as os from 'os';
 import * as path from 'path';
-
-import { type Emulator, startEmulator } from '../../emulator';
+import { performance } from 'perf_hooks';
+import { text } from 'stream/consumers';
 import { setTimeout as sleep } from 'timers/promises';
 
+import { type Emulator, startEmulator } from '../../emulator';
 import type { Execution, WorkflowJson } from '../../support/n8n/api';
 import { type N8nInstance, startN8n } from '../../support/n8n/instance';
-import { installPackage } from '../../support/n8n/package';
-import { ALICE, API_KEY, BOB, type Delivery, delivery, SECRET, WRONG_SECRET } from './payloads';
-import { envWithoutNpm, median, nowMs, percentile, runChild } from './util';
+import { installPackage, packPackage } from '../../support/n8n/package';
+import { atExit } from '../../support/n8n/process';
+import { REPO_DIR } from '../../support/paths';
+import { ALICE, API_KEY, BOB, delivery, SECRET, WRONG_SECRET } from './payloads';
+import { fmtBytes, fmtMs, median, percentile, type Row, verdict } from './util';
 
-const TRIGGER_TYPE = 'n8n-nodes-stacks-hooks.stacksHooksTrigger';
+const CONFIGS: Array<{ id: string; label: string; env: Record<string, string> }> = [
+	{ id: '', label: 'defaults', env: {} },
+	// n8n 2.41 takes a fresh expression isolate for every webhook request to any node but its own
+	// Webhook node, whether or not an expression needs one; this setting takes one only when needed.
+	{ id: 'L', label: 'N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true', env: { N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE: 'true' } },
+];
+/** Deliveries per batch and transactions per delivery. */
+const SIZES = { small: { n: 120, tx: 1 }, large: { n: 20, tx: 500 } };
+const CONCURRENCY = 10;
+const REJECTED_N = 30;
+
 const TRIGGER_NODE = 'Stacks Hooks Trigger';
 const TRIGGER_WEBHOOK_ID = '5b0c8a4e-1f2d-4e3a-9b6c-7d8e9f0a1b2c';
 const WEBHOOK_NODE = 'Webhook';
-const WEBHOOK_PATH = 'stacks-bench';
 const CODE_NODE = 'Split Transactions';
 
 /** The Code node: the delivery's blocks, rollbacks first, as one item per transaction with the trigger's fields. */
@@ -49,109 +61,51 @@ for (const [direction, b] of blocks) {
 }
 return out;`;
 
-export type Variant = 'trigger' | 'webhook';
+const workflows = (hooksCredential: object, headerCredential: object): WorkflowJson[] => [
+	{
+		name: 'Bench: Stacks Hooks Trigger',
+		connections: {},
+		nodes: [{
+			id: 'b1a2c3d4-0000-4000-8000-000000000001', name: TRIGGER_NODE, type: 'n8n-nodes-stacks-hooks.stacksHooksTrigger',
+			// The version n8n gives the node when it is added now (1.1 skips n8n's per-request legacy
+			// expression for typeVersion 1; see the node's description).
+			typeVersion: 1.1, position: [0, 0], webhookId: TRIGGER_WEBHOOK_ID,
+			parameters: { events: { filter: [{ type: 'stx_transfer', sender: ALICE }] } }, credentials: { stacksHooksApi: hooksCredential },
+		}],
+	}, {
+		name: 'Bench: Webhook + Code',
+		connections: { [WEBHOOK_NODE]: { main: [[{ node: CODE_NODE, type: 'main', index: 0 }]] } },
+		nodes: [
+			{
+				id: 'b1a2c3d4-0000-4000-8000-000000000002', name: WEBHOOK_NODE, type: 'n8n-nodes-base.webhook',
+				typeVersion: 2.1, position: [0, 0], webhookId: '6c1d9b5f-2a3e-4f4b-8c7d-8e9fa0b1c2d3',
+				parameters: { httpMethod: 'POST', path: 'stacks-bench', authentication: 'headerAuth', responseMode: 'onReceived', options: {} },
+				credentials: { httpHeaderAuth: headerCredential },
+			}, {
+				id: 'b1a2c3d4-0000-4000-8000-000000000003', name: CODE_NODE, type: 'n8n-nodes-base.code', typeVersion: 2, position: [220, 0],
+				parameters: { mode: 'runOnceForAllItems', language: 'javaScript', jsCode: SPLIT_JS },
+			},
+		],
+	},
+];
 
-export interface BatchFigures {
-	n: number;
-	concurrency: number;
-	/** Completed deliveries per second: from the first POST to the last of their executions stopping. */
-	perSecond: number;
-	/** Answered deliveries per second: from the first POST to the last answer. */
-	answeredPerSecond: number;
-	p50: number;
-	p99: number;
-}
+type Variant = 'trigger' | 'webhook';
+type Size = keyof typeof SIZES;
+/** Where a variant's deliveries go; `itemsNode`'s first output holds the per-transaction items. */
+type Target = { variant: Variant; workflowId: string; url: string; itemsNode: string; rejectedStatus: number };
+/** perSecond: completed deliveries/s (first POST → last of their executions stopped); answeredPerSecond: first POST → last answer. */
+type BatchFigures = Record<'perSecond' | 'answeredPerSecond' | 'p50' | 'p99', number>;
+/** One configuration's rounds: batches per size and variant, and the rejected deliveries' medians and statuses. */
+type ConfigFigures = Record<Size, Record<Variant, BatchFigures[]>> & { rejected: Record<Variant, number[]>; statuses: Record<Variant, number[]> };
 
-export interface ConfigFigures {
-	/** Short id for the table ('' for n8n's defaults). */
-	id: string;
-	/** How n8n was configured for these rounds. */
-	label: string;
-	env: Record<string, string>;
-	small: { trigger: BatchFigures[]; webhook: BatchFigures[] };
-	large: { trigger: BatchFigures[]; webhook: BatchFigures[] };
-	rejected: { trigger: number[]; webhook: number[]; triggerStatus: number[]; webhookStatus: number[] };
-}
-
-export interface DeliveryFigures {
-	rounds: number;
-	smallTx: number;
-	smallBytes: number;
-	largeTx: number;
-	largeBytes: number;
-	configs: ConfigFigures[];
-	correctness: {
-		/** Accepted deliveries (the emulator's own delivery included), per workflow. */
-		accepted: Record<Variant, number>;
-		/** Executions n8n saved, per workflow. */
-		executions: Record<Variant, number>;
-		/** Problems found: wrong status, item count, answer, or missing/extra executions. */
-		problems: string[];
-	};
-	n8nVersion: string;
-	setupMs: number;
-}
-
-export interface DeliveryOptions {
-	/** The package's folder (dist/ built). */
-	repoDir: string;
-	/** n8n configurations to measure in turn (same user folder, workflows and emulator; n8n restarted between them). */
-	configs: Array<{ id: string; label: string; env: Record<string, string> }>;
-	rounds: number;
-	smallN: number;
-	largeN: number;
-	largeTx: number;
-	concurrency: number;
-	rejectedN: number;
-	log: (msg: string) => void;
-}
-
-interface Target {
-	variant: Variant;
-	workflowId: string;
-	url: string;
-	/** The node whose first output holds the per-transaction items. */
-	itemsNode: string;
-	acceptedStatus: number;
-	rejectedStatus: number;
-}
-
-/* -------------------------------------------------------------------------------------------- */
-/* Posting                                                                                      */
-/* -------------------------------------------------------------------------------------------- */
-
-interface Posted {
-	latencies: number[];
-	statuses: number[];
-	bodies: string[];
-	/** Date.now() when the first POST started and when the last answer ended. */
-	startedAt: number;
-	answeredAt: number;
-}
+/* Posting: node's https with an agent per batch, so every batch opens its connections anew ----- */
 
 function post(agent: https.Agent, url: string, body: Buffer, secret: string): Promise<{ ms: number; status: number; text: string }> {
 	return new Promise((resolve, reject) => {
-		const start = nowMs();
-		const req = https.request(
-			url,
-			{
-				method: 'POST',
-				agent,
-				headers: {
-					'content-type': 'application/json',
-					'content-length': String(body.length),
-					'user-agent': 'stacks-hooks-bench',
-					'x-hook-consumer-secret': secret,
-				},
-			},
-			(res) => {
-				const chunks: Buffer[] = [];
-				res.on('data', (chunk: Buffer) => chunks.push(chunk));
-				res.on('error', reject);
-				res.on('end', () =>
-					resolve({ ms: nowMs() - start, status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
-				);
-			},
+		const start = performance.now();
+		const headers = { 'content-type': 'application/json', 'content-length': String(body.length), 'user-agent': 'stacks-hooks-bench', 'x-hook-consumer-secret': secret };
+		const req = https.request(url, { method: 'POST', agent, headers }, (res) =>
+			text(res).then((answer) => resolve({ ms: performance.now() - start, status: res.statusCode ?? 0, text: answer }), reject),
 		);
 		req.setTimeout(120_000, () => req.destroy(new Error(`POST ${url}: no answer within 120 s`)));
 		req.on('error', reject);
@@ -160,335 +114,261 @@ function post(agent: https.Agent, url: string, body: Buffer, secret: string): Pr
 }
 
 /** `n` POSTs of the same body by `concurrency` workers over keep-alive connections. */
-async function blast(n8n: N8nInstance, url: string, body: Buffer, n: number, concurrency: number, secret: string): Promise<Posted> {
+async function blast(n8n: N8nInstance, url: string, body: Buffer, n: number, concurrency: number, secret: string) {
 	const agent = new https.Agent({ keepAlive: true, maxSockets: concurrency, ca: n8n.certificate });
-	const out: Posted = { latencies: [], statuses: [], bodies: [], startedAt: Date.now(), answeredAt: 0 };
+	const answers: Array<Awaited<ReturnType<typeof post>>> = [];
+	const startedAt = Date.now();
 	let next = 0;
+	const worker = async () => {
+		while (next < n) {
+			next++;
+			answers.push(await post(agent, url, body, secret));
+		}
+	};
 	try {
-		const worker = async () => {
-			while (next < n) {
-				next++;
-				const answer = await post(agent, url, body, secret);
-				out.latencies.push(answer.ms);
-				out.statuses.push(answer.status);
-				out.bodies.push(answer.text);
-			}
-		};
 		await Promise.all(Array.from({ length: Math.min(concurrency, n) }, worker));
-		out.answeredAt = Date.now();
 	} finally {
 		agent.destroy();
 	}
-	return out;
+	return { latencies: answers.map((a) => a.ms), statuses: answers.map((a) => a.status), bodies: answers.map((a) => a.text), startedAt, answeredAt: Date.now() };
 }
 
-/* -------------------------------------------------------------------------------------------- */
-/* Executions                                                                                   */
-/* -------------------------------------------------------------------------------------------- */
+/* Executions --------------------------------------------------------------------------------- */
 
 const isFinished = (e: Execution) => !['new', 'running', 'waiting'].includes(e.status) && e.stoppedAt !== null;
 
-/** The workflow's executions with an id above `afterId`, newest first (pages until it reaches older ones). */
+/**
+ * The workflow's executions with an id above `afterId`, newest first. Pages only until it reaches
+ * older ones: N8nApi's executions() lists (and with data, loads) every one of the run's hundreds.
+ */
 async function executionsAfter(n8n: N8nInstance, workflowId: string, afterId: number, includeData: boolean, limit = 250): Promise<Execution[]> {
 	const out: Execution[] = [];
-	let cursor: string | undefined;
-	for (;;) {
+	for (let cursor: string | undefined; ; ) {
 		const query = new URLSearchParams({ workflowId, limit: String(limit) });
 		if (includeData) query.set('includeData', 'true');
 		if (cursor) query.set('cursor', cursor);
 		const page = (await n8n.api.public('GET', `/executions?${query.toString()}`)) as { data: Execution[]; nextCursor?: string | null };
-		let older = false;
-		for (const execution of page.data) {
-			if (Number(execution.id) > afterId) out.push(execution);
-			else older = true;
-		}
+		const newer = page.data.filter((execution) => Number(execution.id) > afterId);
+		out.push(...newer);
 		cursor = page.nextCursor ?? undefined;
-		if (older || !cursor) return out;
+		if (newer.length < page.data.length || !cursor) return out;
 	}
 }
 
 /** Waits until `count` executions above `afterId` have finished; returns them. */
 async function waitForNew(n8n: N8nInstance, workflowId: string, afterId: number, count: number, timeoutMs = 300_000): Promise<Execution[]> {
-	const deadline = Date.now() + timeoutMs;
-	for (;;) {
+	for (const deadline = Date.now() + timeoutMs; ; await sleep(250)) {
 		const seen = await executionsAfter(n8n, workflowId, afterId, false);
 		if (seen.length >= count && seen.every(isFinished)) return seen;
 		if (Date.now() > deadline) {
 			throw new Error(`waited ${timeoutMs} ms for ${count} executions of workflow ${workflowId}; ${seen.length} seen, ${seen.filter(isFinished).length} finished`);
 		}
-		await sleep(250);
 	}
 }
 
-function itemCount(execution: Execution, node: string): number | undefined {
-	return execution.data?.resultData?.runData?.[node]?.[0]?.data?.main?.[0]?.length;
-}
+const itemCount = (execution: Execution, node: string) => execution.data?.resultData?.runData?.[node]?.[0]?.data?.main?.[0]?.length;
 
-/* -------------------------------------------------------------------------------------------- */
-/* Set-up                                                                                       */
-/* -------------------------------------------------------------------------------------------- */
+/* The benchmark ------------------------------------------------------------------------------ */
 
-async function packTarball(repoDir: string, resources: Resources, log: (msg: string) => void): Promise<string> {
-	// dist/ was just built by `npm run bench`; pack it as is.
-	const dest = fs.mkdtempSync(path.join(os.tmpdir(), 'stacks-hooks-bench-pack-'));
-	resources.dirs.push(dest);
-	const result = await runChild('npm', ['pack', '--ignore-scripts', '--pack-destination', dest], {
-		cwd: repoDir,
-		env: envWithoutNpm(),
-		timeoutMs: 120_000,
-	});
-	if (result.code !== 0) throw new Error(`npm pack failed: ${result.stderr}`);
-	const tarball = fs.readdirSync(dest).find((f) => f.endsWith('.tgz'));
-	if (!tarball) throw new Error(`npm pack left no tarball in ${dest}`);
-	log(`packed ${tarball}`);
-	return path.join(dest, tarball);
-}
-
-function triggerWorkflow(credential: { id: string; name: string }): WorkflowJson {
-	return {
-		name: 'Bench: Stacks Hooks Trigger',
-		nodes: [
-			{
-				id: 'b1a2c3d4-0000-4000-8000-000000000001',
-				name: TRIGGER_NODE,
-				type: TRIGGER_TYPE,
-				// The version n8n gives the node when it is added now (1.1 skips n8n's per-request legacy
-				// expression for typeVersion 1; see the node's description).
-				typeVersion: 1.1,
-				position: [0, 0],
-				webhookId: TRIGGER_WEBHOOK_ID,
-				parameters: { events: { filter: [{ type: 'stx_transfer', sender: ALICE }] } },
-				credentials: { stacksHooksApi: credential },
-			},
-		],
-		connections: {},
-	};
-}
-
-function webhookWorkflow(credential: { id: string; name: string }): WorkflowJson {
-	return {
-		name: 'Bench: Webhook + Code',
-		nodes: [
-			{
-				id: 'b1a2c3d4-0000-4000-8000-000000000002',
-				name: WEBHOOK_NODE,
-				type: 'n8n-nodes-base.webhook',
-				typeVersion: 2.1,
-				position: [0, 0],
-				webhookId: '6c1d9b5f-2a3e-4f4b-8c7d-8e9fa0b1c2d3',
-				parameters: { httpMethod: 'POST', path: WEBHOOK_PATH, authentication: 'headerAuth', responseMode: 'onReceived', options: {} },
-				credentials: { httpHeaderAuth: credential },
-			},
-			{
-				id: 'b1a2c3d4-0000-4000-8000-000000000003',
-				name: CODE_NODE,
-				type: 'n8n-nodes-base.code',
-				typeVersion: 2,
-				position: [220, 0],
-				parameters: { mode: 'runOnceForAllItems', language: 'javaScript', jsCode: SPLIT_JS },
-			},
-		],
-		connections: { [WEBHOOK_NODE]: { main: [[{ node: CODE_NODE, type: 'main', index: 0 }]] } },
-	};
-}
-
-/* -------------------------------------------------------------------------------------------- */
-/* The benchmark                                                                                */
-/* -------------------------------------------------------------------------------------------- */
-
-export interface Resources {
-	n8n?: N8nInstance;
-	emulator?: Emulator;
-	dirs: string[];
-}
-
-export async function measureDeliveries(opts: DeliveryOptions, resources: Resources): Promise<DeliveryFigures> {
-	const { log } = opts;
+/** Part 1's rows: for each configuration of CONFIGS a/b (throughput, p99) and c (rejected), then 1d (correctness). */
+export async function deliveryRows(rounds: number, log: (msg: string) => void): Promise<Row[]> {
 	const setupStart = Date.now();
 	const userFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'stacks-hooks-bench-n8n-'));
-	resources.dirs.push(userFolder);
-	const tarball = await packTarball(opts.repoDir, resources, log);
+	atExit(() => fs.rmSync(userFolder, { recursive: true, force: true, maxRetries: 5 }));
+	// dist/ was just built by `npm run bench`: packPackage packs it as is.
+	const tarball = await packPackage(REPO_DIR);
 	await installPackage(userFolder, tarball);
-	log('installed the package into the n8n user folder; starting n8n');
-	// The Code node's task runner stays up between rounds, so the reference is not charged for restarting it.
-	const baseEnv = { N8N_RUNNERS_AUTO_SHUTDOWN_TIMEOUT: '0' };
-	const start = async (env: Record<string, string>, port?: number, brokerPort?: number) => {
-		const instance = await startN8n({
-			userFolder,
-			https: true,
-			port,
-			brokerPort,
-			env: { ...baseEnv, ...env },
-			provisionLog: (msg) => log(`[n8n host] ${msg}`),
+	log(`installed ${path.basename(tarball)} into the n8n user folder; starting n8n`);
+	let n8n!: N8nInstance;
+	let emu: Emulator | undefined;
+	const start = async (env: Record<string, string>, port?: number, brokerPort?: number) =>
+		(n8n = await startN8n({
+			userFolder, https: true, port, brokerPort, provisionLog: (msg) => log(`[n8n host] ${msg}`),
+			// The Code node's task runner stays up between rounds, so the reference is not charged for restarting it.
+			env: { N8N_RUNNERS_AUTO_SHUTDOWN_TIMEOUT: '0', ...env },
+		}));
+	try {
+		await start(CONFIGS[0].env);
+		emu = await startEmulator({ accounts: [{ apiKey: API_KEY, consumerSecret: SECRET }], deliveryCa: n8n.certificate });
+		const credential = async (name: string, type: string, data: Record<string, unknown>) => {
+			const created = await n8n.api.createCredential({ name, type, data });
+			return { id: created.id, name: created.name };
+		};
+		const ids: string[] = [];
+		for (const workflow of workflows(
+			await credential('Stacks Hooks (bench emulator)', 'stacksHooksApi', { apiKey: API_KEY, network: 'testnet', baseUrl: emu.url, consumerSecret: SECRET }),
+			await credential('Consumer secret header (bench)', 'httpHeaderAuth', { name: 'x-hook-consumer-secret', value: SECRET }),
+		)) {
+			const { id } = await n8n.api.createWorkflow(workflow);
+			await n8n.api.activate(id);
+			ids.push(id);
+		}
+		const hooks = emu.hooks(API_KEY);
+		const triggerUrl = n8n.webhookUrl(`${TRIGGER_WEBHOOK_ID}/webhook`);
+		if (hooks.length !== 1 || hooks[0].definition.action.url !== triggerUrl) {
+			throw new Error(`activation registered ${hooks.length} hook(s) at the emulator: ${JSON.stringify(hooks.map((h) => h.definition.action))}`);
+		}
+		const targets: Record<Variant, Target> = {
+			trigger: { variant: 'trigger', workflowId: ids[0], url: triggerUrl, itemsNode: TRIGGER_NODE, rejectedStatus: 401 },
+			webhook: { variant: 'webhook', workflowId: ids[1], url: n8n.webhookUrl('stacks-bench'), itemsNode: CODE_NODE, rejectedStatus: 403 },
+		};
+		const problems: string[] = [];
+		const accepted: Record<Variant, number> = { trigger: 0, webhook: 0 };
+		let lastId = 0;
+
+		// The real path once: the emulator delivers a block to the trigger it registered.
+		const [report] = await emu.injectBlock({
+			height: 500,
+			transactions: [1, 2, 3].map((i) => ({ kind: 'stx_transfer' as const, sender: ALICE, recipient: BOB, amount: i })),
 		});
-		resources.n8n = instance;
-		return instance;
-	};
-	let n8n = await start(opts.configs[0].env);
-	const emu = await startEmulator({ accounts: [{ apiKey: API_KEY, consumerSecret: SECRET }], deliveryCa: n8n.certificate });
-	resources.emulator = emu;
+		if (report?.status !== 200) problems.push(`the emulator's own delivery was answered ${report?.status} (${report?.error})`);
+		accepted.trigger++;
+		lastId = Number((await waitForNew(n8n, ids[0], 0, 1))[0].id);
+		const emulatorItems = itemCount((await executionsAfter(n8n, ids[0], 0, true))[0], TRIGGER_NODE);
+		if (emulatorItems !== 3) problems.push(`the emulator's 3-transaction delivery gave ${emulatorItems} items`);
+		log(`n8n ready, both workflows active, the emulator's delivery ran (${((Date.now() - setupStart) / 1000).toFixed(1)} s of set-up)`);
 
-	const hooksCredential = await n8n.api.createCredential({
-		name: 'Stacks Hooks (bench emulator)',
-		type: 'stacksHooksApi',
-		data: { apiKey: API_KEY, network: 'testnet', baseUrl: emu.url, consumerSecret: SECRET },
-	});
-	const headerCredential = await n8n.api.createCredential({
-		name: 'Consumer secret header (bench)',
-		type: 'httpHeaderAuth',
-		data: { name: 'x-hook-consumer-secret', value: SECRET },
-	});
-	const triggerWf = await n8n.api.createWorkflow(triggerWorkflow({ id: hooksCredential.id, name: hooksCredential.name }));
-	await n8n.api.activate(triggerWf.id);
-	const webhookWf = await n8n.api.createWorkflow(webhookWorkflow({ id: headerCredential.id, name: headerCredential.name }));
-	await n8n.api.activate(webhookWf.id);
+		const body = (size: Size, height: number) => Buffer.from(JSON.stringify(delivery(hooks[0].uuid, hooks[0].definition.name, height, SIZES[size].tx)));
+		const bodies = { small: body('small', 1001), large: body('large', 1002) };
 
-	const hooks = emu.hooks(API_KEY);
-	const problems: string[] = [];
-	const triggerUrl = n8n.webhookUrl(`${TRIGGER_WEBHOOK_ID}/webhook`);
-	if (hooks.length !== 1 || hooks[0].definition.action.url !== triggerUrl) {
-		throw new Error(`activation registered ${hooks.length} hook(s) at the emulator: ${JSON.stringify(hooks.map((h) => h.definition.action))}`);
-	}
-	const hook = hooks[0];
-
-	const targets: Record<Variant, Target> = {
-		trigger: { variant: 'trigger', workflowId: triggerWf.id, url: triggerUrl, itemsNode: TRIGGER_NODE, acceptedStatus: 200, rejectedStatus: 401 },
-		webhook: { variant: 'webhook', workflowId: webhookWf.id, url: n8n.webhookUrl(WEBHOOK_PATH), itemsNode: CODE_NODE, acceptedStatus: 200, rejectedStatus: 403 },
-	};
-	const accepted: Record<Variant, number> = { trigger: 0, webhook: 0 };
-	let lastId = 0;
-
-	// The real path once: the emulator delivers a block to the trigger it registered.
-	const [report] = await emu.injectBlock({
-		height: 500,
-		transactions: [1, 2, 3].map((i) => ({ kind: 'stx_transfer' as const, sender: ALICE, recipient: BOB, amount: i })),
-	});
-	if (report?.status !== 200) problems.push(`the emulator's own delivery was answered ${report?.status} (${report?.error})`);
-	accepted.trigger++;
-	const [first] = await waitForNew(n8n, triggerWf.id, lastId, 1);
-	const [firstWithData] = await executionsAfter(n8n, triggerWf.id, lastId, true);
-	if (itemCount(firstWithData, TRIGGER_NODE) !== 3) problems.push(`the emulator's 3-transaction delivery gave ${itemCount(firstWithData, TRIGGER_NODE)} items`);
-	lastId = Math.max(lastId, Number(first.id));
-	const setupMs = Date.now() - setupStart;
-	log(`n8n ready, both workflows active, the emulator's delivery ran (${(setupMs / 1000).toFixed(1)} s of set-up)`);
-
-	const small = delivery(hook.uuid, hook.definition.name, 1001, 1);
-	const large = delivery(hook.uuid, hook.definition.name, 1002, opts.largeTx);
-	const bodies = { small: Buffer.from(JSON.stringify(small)), large: Buffer.from(JSON.stringify(large)) };
-	const txCount = (d: Delivery) => (d.event.apply as Array<{ transactions: unknown[] }>)[0].transactions.length;
-
-	/** One batch: post, wait for every execution, check them; the figures. */
-	const batch = async (target: Target, size: 'small' | 'large', n: number): Promise<BatchFigures> => {
-		const body = bodies[size];
-		const expectedItems = txCount(size === 'small' ? small : large);
-		const before = lastId;
-		const posted = await blast(n8n, target.url, body, n, opts.concurrency, SECRET);
-		const ok = posted.statuses.filter((s) => s === target.acceptedStatus).length;
-		accepted[target.variant] += ok;
-		if (ok !== n) problems.push(`${target.variant} ${size}: ${n - ok} of ${n} deliveries answered ${[...new Set(posted.statuses)].join('/')}`);
-		if (target.variant === 'trigger') {
-			const wrong = posted.bodies.filter((b) => b !== JSON.stringify({ received: true, items: expectedItems })).length;
-			if (wrong) problems.push(`trigger ${size}: ${wrong} answers were not {received:true, items:${expectedItems}}`);
-		}
-		const done = await waitForNew(n8n, target.workflowId, before, ok);
-		const stoppedAt = Math.max(...done.map((e) => Date.parse(e.stoppedAt!)));
-		// Verify each execution's status and item count from its saved data.
-		const withData = await executionsAfter(n8n, target.workflowId, before, true, size === 'small' ? 100 : 10);
-		if (withData.length !== ok) problems.push(`${target.variant} ${size}: ${ok} deliveries accepted, ${withData.length} executions`);
-		for (const execution of withData) {
-			const items = itemCount(execution, target.itemsNode);
-			if (execution.status !== 'success' || items !== expectedItems) {
-				problems.push(`${target.variant} ${size}: execution ${execution.id} ${execution.status} with ${items} items (expected ${expectedItems})`);
+		/** One batch: post, wait for every execution, check them; the figures. */
+		const batch = async (target: Target, size: Size, n: number): Promise<BatchFigures> => {
+			const { tx } = SIZES[size];
+			const before = lastId;
+			const posted = await blast(n8n, target.url, bodies[size], n, CONCURRENCY, SECRET);
+			const ok = posted.statuses.filter((s) => s === 200).length;
+			accepted[target.variant] += ok;
+			if (ok !== n) problems.push(`${target.variant} ${size}: ${n - ok} of ${n} deliveries answered ${[...new Set(posted.statuses)].join('/')}`);
+			if (target.variant === 'trigger') {
+				const wrong = posted.bodies.filter((b) => b !== JSON.stringify({ received: true, items: tx })).length;
+				if (wrong) problems.push(`trigger ${size}: ${wrong} answers were not {received:true, items:${tx}}`);
 			}
-		}
-		lastId = Math.max(lastId, ...withData.map((e) => Number(e.id)));
-		return {
-			n,
-			concurrency: opts.concurrency,
-			perSecond: ok / ((stoppedAt - posted.startedAt) / 1000),
-			answeredPerSecond: n / ((posted.answeredAt - posted.startedAt) / 1000),
-			p50: percentile(posted.latencies, 50),
-			p99: percentile(posted.latencies, 99),
-		};
-	};
-
-	/** Rejected deliveries one at a time (the cost of one refusal on an otherwise idle n8n): their median latency. */
-	const rejectedBatch = async (target: Target, n = opts.rejectedN): Promise<{ median: number; statuses: number[] }> => {
-		const posted = await blast(n8n, target.url, bodies.small, n, 1, WRONG_SECRET);
-		const statuses = [...new Set(posted.statuses)];
-		if (statuses.length !== 1 || statuses[0] !== target.rejectedStatus) {
-			problems.push(`${target.variant} rejected: answered ${statuses.join('/')} (expected ${target.rejectedStatus})`);
-		}
-		return { median: median(posted.latencies), statuses };
-	};
-
-	const figures: DeliveryFigures = {
-		rounds: opts.rounds,
-		smallTx: txCount(small),
-		smallBytes: bodies.small.length,
-		largeTx: txCount(large),
-		largeBytes: bodies.large.length,
-		configs: [],
-		correctness: { accepted, executions: { trigger: 0, webhook: 0 }, problems },
-		n8nVersion: '2.41.1',
-		setupMs,
-	};
-
-	for (const [index, config] of opts.configs.entries()) {
-		if (index > 0) {
-			log(`restarting n8n with ${config.label}`);
-			const { port, brokerPort } = n8n;
-			await n8n.stop();
-			n8n = await start(config.env, port, brokerPort);
-		}
-		// Warm-up (not reported): compiles the code paths and starts the Code node's task runner.
-		log(`${config.label}: warm-up`);
-		for (const variant of ['trigger', 'webhook'] as const) {
-			await batch(targets[variant], 'small', 10);
-			await batch(targets[variant], 'large', 1);
-			await rejectedBatch(targets[variant], 5);
-		}
-		const result: ConfigFigures = {
-			id: config.id,
-			label: config.label,
-			env: config.env,
-			small: { trigger: [], webhook: [] },
-			large: { trigger: [], webhook: [] },
-			rejected: { trigger: [], webhook: [], triggerStatus: [], webhookStatus: [] },
-		};
-		figures.configs.push(result);
-		for (let round = 1; round <= opts.rounds; round++) {
-			// A/B, then B/A: neither side always goes first.
-			const order: Variant[] = round % 2 ? ['trigger', 'webhook'] : ['webhook', 'trigger'];
-			for (const size of ['small', 'large'] as const) {
-				const n = size === 'small' ? opts.smallN : opts.largeN;
-				for (const variant of order) {
-					const t0 = nowMs();
-					result[size][variant].push(await batch(targets[variant], size, n));
-					log(`${config.label}, round ${round}: ${variant} ${n} × ${txCount(size === 'small' ? small : large)}-tx: ${describe(result[size][variant].at(-1)!)} (${((nowMs() - t0) / 1000).toFixed(1)} s)`);
+			const done = await waitForNew(n8n, target.workflowId, before, ok);
+			const stoppedAt = Math.max(...done.map((e) => Date.parse(e.stoppedAt!)));
+			// Each execution's status and item count, from its saved data.
+			const withData = await executionsAfter(n8n, target.workflowId, before, true, size === 'small' ? 100 : 10);
+			if (withData.length !== ok) problems.push(`${target.variant} ${size}: ${ok} deliveries accepted, ${withData.length} executions`);
+			for (const execution of withData) {
+				const items = itemCount(execution, target.itemsNode);
+				if (execution.status !== 'success' || items !== tx) {
+					problems.push(`${target.variant} ${size}: execution ${execution.id} ${execution.status} with ${items} items (expected ${tx})`);
 				}
 			}
-			for (const variant of order) {
-				const rejected = await rejectedBatch(targets[variant]);
-				result.rejected[variant].push(rejected.median);
-				result.rejected[variant === 'trigger' ? 'triggerStatus' : 'webhookStatus'] = rejected.statuses;
-				log(`${config.label}, round ${round}: ${variant} rejected × ${opts.rejectedN}: median ${rejected.median.toFixed(2)} ms`);
-			}
-		}
-	}
+			lastId = Math.max(lastId, ...withData.map((e) => Number(e.id)));
+			return {
+				perSecond: ok / ((stoppedAt - posted.startedAt) / 1000),
+				answeredPerSecond: n / ((posted.answeredAt - posted.startedAt) / 1000),
+				p50: percentile(posted.latencies, 50),
+				p99: percentile(posted.latencies, 99),
+			};
+		};
 
-	// Nothing more than the accepted deliveries ran (rejected ones started nothing).
-	await sleep(1500);
-	for (const variant of ['trigger', 'webhook'] as const) {
-		const all = await executionsAfter(n8n, targets[variant].workflowId, 0, false);
-		figures.correctness.executions[variant] = all.length;
-		if (all.length !== accepted[variant]) {
-			problems.push(`${variant}: ${accepted[variant]} accepted deliveries but ${all.length} executions`);
+		/** Rejected deliveries one at a time (the cost of one refusal on an otherwise idle n8n): their median latency. */
+		const rejectedBatch = async (target: Target, n = REJECTED_N) => {
+			const posted = await blast(n8n, target.url, bodies.small, n, 1, WRONG_SECRET);
+			const statuses = [...new Set(posted.statuses)];
+			if (statuses.length !== 1 || statuses[0] !== target.rejectedStatus) {
+				problems.push(`${target.variant} rejected: answered ${statuses.join('/')} (expected ${target.rejectedStatus})`);
+			}
+			return { median: median(posted.latencies), statuses };
+		};
+
+		const rows: Row[] = [];
+		for (const [index, config] of CONFIGS.entries()) {
+			if (index > 0) {
+				log(`restarting n8n with ${config.label}`);
+				const { port, brokerPort } = n8n;
+				await n8n.stop();
+				await start(config.env, port, brokerPort);
+			}
+			// Warm-up (not reported): compiles the code paths and starts the Code node's task runner.
+			log(`${config.label}: warm-up`);
+			for (const variant of ['trigger', 'webhook'] as const) {
+				await batch(targets[variant], 'small', 10);
+				await batch(targets[variant], 'large', 1);
+				await rejectedBatch(targets[variant], 5);
+			}
+			const sides = () => ({ trigger: [], webhook: [] });
+			const figures: ConfigFigures = { small: sides(), large: sides(), rejected: sides(), statuses: sides() };
+			for (let round = 1; round <= rounds; round++) {
+				// A/B, then B/A: neither side always goes first.
+				const order: Variant[] = round % 2 ? ['trigger', 'webhook'] : ['webhook', 'trigger'];
+				for (const size of ['small', 'large'] as const) {
+					for (const variant of order) {
+						const t0 = performance.now();
+						const b = await batch(targets[variant], size, SIZES[size].n);
+						figures[size][variant].push(b);
+						log(
+							`${config.label}, round ${round}: ${variant} ${SIZES[size].n} × ${SIZES[size].tx}-tx: ${b.perSecond.toFixed(1)}/s done, ` +
+								`${b.answeredPerSecond.toFixed(1)}/s answered, p50 ${b.p50.toFixed(1)} ms, p99 ${b.p99.toFixed(1)} ms (${((performance.now() - t0) / 1000).toFixed(1)} s)`,
+						);
+					}
+				}
+				for (const variant of order) {
+					const answer = await rejectedBatch(targets[variant]);
+					figures.rejected[variant].push(answer.median);
+					figures.statuses[variant] = answer.statuses;
+					log(`${config.label}, round ${round}: ${variant} rejected × ${REJECTED_N}: median ${answer.median.toFixed(2)} ms`);
+				}
+			}
+			rows.push(...configRows(`1${config.id}`, `n8n (${config.label})`, rounds, figures, bodies));
 		}
+
+		// Nothing more than the accepted deliveries ran (rejected ones started nothing).
+		await sleep(1500);
+		const executions: Record<Variant, number> = { trigger: 0, webhook: 0 };
+		for (const variant of ['trigger', 'webhook'] as const) {
+			executions[variant] = (await executionsAfter(n8n, targets[variant].workflowId, 0, false)).length;
+			if (executions[variant] !== accepted[variant]) problems.push(`${variant}: ${accepted[variant]} accepted deliveries but ${executions[variant]} executions`);
+		}
+		rows.push({
+			id: '1d', what: 'n8n: correctness — one successful execution per accepted delivery, right item count',
+			figure: `${executions.trigger}/${accepted.trigger}`, reference: `Webhook+Code ${executions.webhook}/${accepted.webhook}`, ratio: NaN,
+			target: 'all, exactly', verdict: problems.length === 0 ? 'PASS' : 'FAIL',
+			raw:
+				(problems.length === 0
+					? 'all configurations, warm-ups and rounds: every execution checked from its saved data (status success; trigger output / Code node output = transactions in the delivery), every trigger answer {received: true, items: n}; rejected deliveries started none'
+					: `PROBLEMS: ${problems.slice(0, 10).join('; ')}`) +
+				`. n8n's default execution saving stays on for both (needed to check every count, and the same work on both sides)`,
+		});
+		return rows;
+	} finally {
+		log('stopping n8n and the emulator');
+		await emu?.close().catch(() => undefined);
+		await n8n?.stop();
 	}
-	return figures;
 }
 
-function describe(b: BatchFigures): string {
-	return `${b.perSecond.toFixed(1)}/s done, ${b.answeredPerSecond.toFixed(1)}/s answered, p50 ${b.p50.toFixed(1)} ms, p99 ${b.p99.toFixed(1)} ms`;
+/** One configuration's rows (a, b: throughput and p99 per size; c: rejected), the trigger's figure beside Webhook+Code's, medians over the rounds. */
+function configRows(prefix: string, where: string, rounds: number, f: ConfigFigures, bodies: Record<Size, Buffer>): Row[] {
+	const vs = (id: string, what: string, t: number, w: number, show: (v: number) => string, higherIsBetter: boolean, raw: string): Row => ({
+		id, what: `${where}: ${what}`,
+		figure: show(t), reference: `Webhook+Code ${show(w)}`, ratio: t / w,
+		target: higherIsBetter ? '≥ 1.0×' : '≤ 1.0×', verdict: verdict(higherIsBetter ? t >= w : t <= w),
+		raw,
+	});
+	const list = (values: number[], digits: number) => values.map((v) => v.toFixed(digits)).join(', ');
+	const rows = (['small', 'large'] as const).flatMap((size) => {
+		const { trigger, webhook } = f[size];
+		const of = (key: keyof BatchFigures) => ({ t: trigger.map((b) => b[key]), w: webhook.map((b) => b[key]) });
+		const [tput, answered, p50, p99] = [of('perSecond'), of('answeredPerSecond'), of('p50'), of('p99')];
+		const id = `${prefix}${size === 'small' ? 'a' : 'b'}`;
+		const label = `${SIZES[size].n} × ${SIZES[size].tx}-tx deliveries (${fmtBytes(bodies[size].length)}), concurrency ${CONCURRENCY}`;
+		return [
+			vs(`${id}.1`, `${label}: throughput`, median(tput.t), median(tput.w), (v) => `${v.toFixed(1)}/s`, true,
+				`completed deliveries/s (first POST → last of their executions stopped), median of ${rounds} rounds: ` +
+					`trigger ${list(tput.t, 1)}; Webhook+Code ${list(tput.w, 1)}. ` +
+					`Answered/s (first POST → last answer): ${median(answered.t).toFixed(1)} vs ${median(answered.w).toFixed(1)}`),
+			vs(`${id}.2`, `${label}: p99 latency`, median(p99.t), median(p99.w), fmtMs, false,
+				`POST → answer, median over rounds of each round's p99 (trigger ${list(p99.t, 1)}; Webhook+Code ${list(p99.w, 1)} ms); ` +
+					`p50 ${fmtMs(median(p50.t))} vs ${fmtMs(median(p50.w))}`),
+		];
+	});
+	const { rejected, statuses } = f;
+	rows.push(
+		vs(`${prefix}c`, 'rejected delivery (wrong secret), one at a time', median(rejected.trigger), median(rejected.webhook), fmtMs, false,
+			`median latency of ${REJECTED_N} sequential POSTs per round, median of ${rounds} rounds ` +
+				`(trigger ${list(rejected.trigger, 2)}; Webhook+Code ${list(rejected.webhook, 2)} ms); answered ${statuses.trigger.join('/')} vs ${statuses.webhook.join('/')}`),
+	);
+	return rows;
 }

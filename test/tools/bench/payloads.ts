@@ -7,24 +7,11 @@ export const API_KEY = 'bench-api-key';
 export const SECRET = 'b3e7c0de'.repeat(8);
 export const WRONG_SECRET = `${SECRET.slice(0, -1)}0`;
 
-export interface Delivery {
-	chainhook: { uuid: string; name: string };
-	event: { chain: string; network: string; apply: unknown[]; rollback: unknown[] };
-}
-
 /** What the service posts for a block of `txCount` STX transfers that all match the hook. */
-export function delivery(hookUuid: string, hookName: string, height: number, txCount: number): Delivery {
-	const block = makeBlock({
-		height,
-		transactions: Array.from({ length: txCount }, (_, i) => ({
-			kind: 'stx_transfer' as const,
-			sender: ALICE,
-			recipient: BOB,
-			amount: 1_000_000 + i,
-		})),
-	});
+export function delivery(hookUuid: string, hookName: string, height: number, txCount: number) {
+	const transactions = Array.from({ length: txCount }, (_, i) => ({ kind: 'stx_transfer' as const, sender: ALICE, recipient: BOB, amount: 1_000_000 + i }));
 	return {
 		chainhook: { uuid: hookUuid, name: hookName },
-		event: { chain: 'stacks', network: 'testnet', apply: [block], rollback: [] },
+		event: { chain: 'stacks', network: 'testnet', apply: [makeBlock({ height, transactions })], rollback: [] },
 	};
 }
