@@ -5,6 +5,7 @@ import { CREDENTIAL_TYPE } from '../shared/constants';
 import * as hook from './actions/hook';
 import { type Resource, router } from './actions/router';
 import * as secret from './actions/secret';
+import * as service from './actions/service';
 import { searchHooks } from './methods/listSearch';
 
 export class StacksHooks implements INodeType {
@@ -30,11 +31,13 @@ export class StacksHooks implements INodeType {
 				options: [
 					{ name: 'Hook', value: 'hook' },
 					{ name: 'Consumer Secret', value: 'secret' },
+					{ name: 'Service', value: 'service' },
 				] satisfies Array<{ name: string; value: Resource }>,
 				default: 'hook',
 			},
 			...hook.description,
 			...secret.description,
+			...service.description,
 		],
 	};
 

@@ -88,7 +88,15 @@ export const hookPageSchema = z.object({
 
 export const bulkResultSchema = z.object({ updated_uuids: z.array(z.string()) }).passthrough();
 
+/** POST /me/secret: the new secret. */
 export const secretSchema = z.object({ secret: z.string().min(1) }).passthrough();
+
+/** GET /me/secret: the current secret, null when the account has none (the official ConsumerSecretResponseSchema). */
+export const currentSecretSchema = z.object({ secret: z.string().min(1).nullable() }).passthrough();
+
+/** GET on the base address: the service's status (the official ApiStatusResponseSchema). */
+export const apiStatusSchema = z.object({ server_version: z.string(), status: z.literal('ready') }).passthrough();
+export type ApiStatus = z.infer<typeof apiStatusSchema>;
 
 export const errorBodySchema = z.object({ error: z.string(), details: z.unknown().optional() }).passthrough();
 

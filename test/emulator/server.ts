@@ -133,6 +133,11 @@ export class Emulator {
 		return this.store.accountOrDefault(apiKey).secret;
 	}
 
+	/** Sets the account's consumer secret (null: none), as a rotation or deletion at the service would. */
+	setConsumerSecret(secret: string | null, apiKey?: string): void {
+		this.store.accountOrDefault(apiKey).secret = secret;
+	}
+
 	/** Stores the block (by height) and delivers it to every enabled matching hook; resolves when all POSTs finished. */
 	injectBlock(input: BlockInput | Block): Promise<DeliveryReport[]> {
 		const block = toBlock(input);

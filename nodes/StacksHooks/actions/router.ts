@@ -10,14 +10,16 @@ import { asNodeError } from '../../shared/transport/errors';
 
 import * as hook from './hook';
 import * as secret from './secret';
+import * as service from './service';
 import type { Operation } from './operation';
 
 /** Resource values, like operation values, are part of the node's public interface. */
-export type Resource = 'hook' | 'secret';
+export type Resource = 'hook' | 'secret' | 'service';
 
 const resources: Record<Resource, Record<string, Operation>> = {
 	hook: hook.operations,
 	secret: secret.operations,
+	service: service.operations,
 };
 
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {

@@ -1,4 +1,7 @@
-import type { IExecuteFunctions, IHookFunctions, ILoadOptionsFunctions } from 'n8n-workflow';
+import type { IExecuteFunctions, IHookFunctions, ILoadOptionsFunctions, IWebhookFunctions } from 'n8n-workflow';
 
-/** The n8n contexts that send requests to the service: an operation, the trigger's lifecycle, a list search. */
-export type RequestContext = IExecuteFunctions | IHookFunctions | ILoadOptionsFunctions;
+/**
+ * The n8n contexts that send requests to the service: an operation, the trigger's lifecycle, a
+ * list search, and the trigger's webhook when a delivery's secret makes it re-read the account's.
+ */
+export type RequestContext = IExecuteFunctions | IHookFunctions | ILoadOptionsFunctions | IWebhookFunctions;

@@ -395,14 +395,55 @@ describe('hook: enableMany, disableMany', () => {
 	});
 });
 
-describe('secret: rotate', () => {
-	it('returns the new consumer secret, which the service then uses', async () => {
-		const { items, error } = await runAction(emu, { resource: 'secret', operation: 'rotate' });
+describe('secret: get, rotate, delete', () => {
+	afterEach(() => emu.setConsumerSecret(CONSUMER_SECRET, API_KEY));
+
+	it('gets the current consumer secret without changing it, and null when the account has none', async () => {
+		const { items, error } = await runAction(emu, { resource: 'secret', operation: 'get' });
+		expect(error).toBeUndefined();
+		expect(items.map((item) => item.json)).toEqual([{ secret: CONSUMER_SECRET }]);
+		expect(emu.consumerSecret(API_KEY)).toBe(CONSUMER_SECRET);
+		expect(emu.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /hooks/v1/me/secret']);
+
+		emu.setConsumerSecret(null, API_KEY);
+		const none = await runAction(emu, { resource: 'secret', operation: 'get' });
+		expect(none.items.map((item) => item.json)).toEqual([{ secret: null }]);
+	});
+
+	it('rotates: returns the new consumer secret, which the service then uses, and says what it does to deliveries', async () => {
+		const { items, error, hints } = await runAction(emu, { resource: 'secret', operation: 'rotate' });
 		expect(error).toBeUndefined();
 		const { secret } = items[0].json as { secret: string };
 		expect(secret).toMatch(/^[0-9a-f]{64}$/);
 		expect(secret).not.toBe(CONSUMER_SECRET);
 		expect(emu.consumerSecret(API_KEY)).toBe(secret);
+		expect(hints.map((hint) => hint.message)).toEqual([expect.stringMatching(/every hook of the account at once/)]);
+	});
+
+	it('deletes the consumer secret, says what it does to deliveries, and Get then answers null', async () => {
+		const { items, error, hints } = await runAction(emu, { resource: 'secret', operation: 'delete' });
+		expect(error).toBeUndefined();
+		expect(items.map((item) => item.json)).toEqual([{ deleted: true }]);
+		expect(emu.consumerSecret(API_KEY)).toBeNull();
+		expect(hints.map((hint) => hint.message)).toEqual([expect.stringMatching(/deliveries without one/)]);
+		const after = await runAction(emu, { resource: 'secret', operation: 'get' });
+		expect(after.items[0].json).toEqual({ secret: null });
+	});
+
+	it('names no secret in an error', async () => {
+		emu.failNext(1, 500, { match: { method: 'GET' } });
+		const { error } = await runAction(emu, { resource: 'secret', operation: 'get' });
+		expect(error?.message).toMatch(/500/);
+		expect(JSON.stringify(error)).not.toContain(CONSUMER_SECRET);
+	});
+});
+
+describe('service: Get API Status', () => {
+	it("outputs the service's status and version, from its base address", async () => {
+		const { items, error } = await runAction(emu, { resource: 'service', operation: 'getStatus' });
+		expect(error).toBeUndefined();
+		expect(items.map((item) => item.json)).toEqual([{ status: 'ready', server_version: 'stacks-hooks-emulator' }]);
+		expect(emu.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /hooks/v1']);
 	});
 });
 

@@ -41,6 +41,7 @@ import type {
 	IWebhookResponseData,
 	IWorkflowBase,
 	IWorkflowExecuteAdditionalData,
+	NodeExecutionHint,
 } from 'n8n-workflow';
 
 import { HarnessCredentialsHelper, withDefaults, type CredentialsMap } from './credentials-helper';
@@ -182,6 +183,8 @@ export interface RunNodeResult {
 	error?: Error;
 	/** The same error as n8n stores it in the run data. */
 	reportedError?: IDataObject;
+	/** The execution hints the node added (shown in n8n's output pane). */
+	hints: NodeExecutionHint[];
 	runData: IRunData;
 	run: IRun;
 }
@@ -212,6 +215,7 @@ export async function runNode(opts: RunNodeOptions): Promise<RunNodeResult> {
 			error: Object.assign(Object.create(errorClasses[String(reported.name)] ?? Error.prototype) as Error, reported),
 			reportedError: reported,
 		}),
+		hints: last?.hints ?? [],
 		runData,
 		run,
 	};
@@ -262,6 +266,8 @@ export interface RunWebhookOptions extends NodeOptions {
 	/** The raw bytes n8n keeps beside it (default: a string body as is, else its JSON). */
 	rawBody?: Buffer | string;
 	staticData?: IDataObject;
+	/** Default: the harness's one workflow. The trigger keeps per-workflow state between deliveries. */
+	workflowId?: string;
 }
 
 export interface RunWebhookResult {
@@ -294,6 +300,7 @@ export async function runWebhook(opts: RunWebhookOptions): Promise<RunWebhookRes
 	const raw = opts.rawBody ?? (typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body ?? ''));
 	const req = { method: 'POST', headers, body: opts.body, rawBody: Buffer.from(raw), query: {}, params: {} };
 	const setup = setUp(opts, {
+		workflowId: opts.workflowId,
 		staticData: opts.staticData,
 		active: true,
 		additionalData: {

@@ -1,18 +1,30 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { type Operation, operationProperty, type OperationText } from '../operation';
+import * as deleteSecret from './delete.operation';
+import * as get from './get.operation';
 import * as rotate from './rotate.operation';
 
-type SecretOperation = 'rotate';
+/** Operation values are part of the node's public interface: saved workflows refer to them. */
+type SecretOperation = 'get' | 'rotate' | 'delete';
 
-export const operations: Record<SecretOperation, Operation> = { rotate };
+export const operations: Record<SecretOperation, Operation> = { get, rotate, delete: deleteSecret };
 
 const texts: Record<SecretOperation, OperationText> = {
+	get: { name: 'Get', description: 'Get the consumer secret sent with every delivery', action: 'Get the consumer secret' },
 	rotate: {
 		name: 'Rotate',
 		description: 'Replace the consumer secret sent with every delivery',
 		action: 'Rotate the consumer secret',
 	},
+	delete: { name: 'Delete', description: 'Stop sending a consumer secret with deliveries', action: 'Delete the consumer secret' },
 };
 
-export const description: INodeProperties[] = [operationProperty('secret', texts, 'rotate'), ...rotate.description];
+export const description: INodeProperties[] = [
+	// The default stays Rotate: n8n leaves default values out of saved workflows, so a workflow saved
+	// with Rotate when it was the only operation would silently become another one.
+	operationProperty('secret', texts, 'rotate'),
+	...get.description,
+	...rotate.description,
+	...deleteSecret.description,
+];
