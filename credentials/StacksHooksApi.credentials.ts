@@ -11,8 +11,9 @@ import { CREDENTIAL_TYPE, NETWORK_NAMES, NETWORKS } from '../nodes/shared/consta
 const PUBLIC_BASE_URLS = JSON.stringify(Object.fromEntries(NETWORK_NAMES.map((network) => [network, NETWORKS[network].baseUrl])));
 
 /**
- * The account at the event-hook service (Hiro Chainhooks). The consumer secret is
- * account-wide at the service: one value checks deliveries of every hook.
+ * The account at the event-hook service (Hiro Chainhooks): set up with the API key alone.
+ * The consumer secret is account-wide at the service (one value checks deliveries of every
+ * hook); the trigger reads it from the service, so the field for it is optional.
  */
 export class StacksHooksApi implements ICredentialType {
 	name = CREDENTIAL_TYPE;
@@ -57,7 +58,7 @@ export class StacksHooksApi implements ICredentialType {
 			typeOptions: { password: true },
 			default: '',
 			description:
-				'The secret the service sends with every delivery, so the Stacks Hooks Trigger can reject requests that do not come from it. Get it with the Stacks Hooks node: Secret → Rotate. Required by the trigger.',
+				'Optional: leave empty. The Stacks Hooks Trigger reads the current secret of the account from the service (and creates one when the account has none), and notices a rotation by itself. Fill it in only to pin the secret yourself: deliveries are then checked against it and the trigger never asks the service for it.',
 		},
 	];
 

@@ -12,8 +12,8 @@ import { CREDENTIAL_TYPE } from '../shared/constants';
 import { eventsProperty } from '../shared/eventFilters';
 import { hookOptionsProperty } from '../shared/hookOptions';
 import { deliverySchema, describeIssues } from '../shared/schemas';
-import { readCredential } from '../shared/transport/connection';
-import { presentedSecrets, secretMatches } from './consumerSecret';
+import { isAuthentic } from './accountSecret';
+import { presentedSecrets } from './consumerSecret';
 import { deliveryToItems, type OutputMode, type RollbackMode } from './delivery';
 import { checkExists, create, remove } from './lifecycle';
 
@@ -46,7 +46,7 @@ export class StacksHooksTrigger implements INodeType {
 		properties: [
 			{
 				displayName:
-					'On activation this registers a hook at the service that posts matching events to this workflow, and deletes it on deactivation. n8n must be reachable over HTTPS (set WEBHOOK_URL), and the credential needs the consumer secret.',
+					'On activation this registers a hook at the service that posts matching events to this workflow, and deletes it on deactivation. n8n must be reachable over HTTPS (set WEBHOOK_URL). Deliveries are checked against the consumer secret of the account, which the trigger reads from the service: the credential needs only the API key.',
 				name: 'activationNotice',
 				type: 'notice',
 				default: '',
@@ -112,8 +112,8 @@ export class StacksHooksTrigger implements INodeType {
 			return { noWebhookResponse: true };
 		};
 
-		const { consumerSecret } = readCredential(await this.getCredentials(CREDENTIAL_TYPE));
-		if (!secretMatches(consumerSecret, presentedSecrets(this.getHeaderData() as IDataObject))) {
+		// No credential load and no request here unless the secret does not match (see accountSecret.ts).
+		if (!(await isAuthentic(this, presentedSecrets(this.getHeaderData() as IDataObject)))) {
 			return answer(401, { error: 'Unauthorized', details: 'Missing or wrong consumer secret' });
 		}
 

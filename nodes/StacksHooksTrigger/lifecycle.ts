@@ -15,6 +15,7 @@ import { isHttpsUrl } from '../shared/constants';
 import type { Definition, Hook } from '../shared/schemas';
 import { type Connection, getConnection } from '../shared/transport/connection';
 import { asNodeError, isNotFound } from '../shared/transport/errors';
+import { keepSecret } from './accountSecret';
 
 interface StoredHook {
 	hookId: string;
@@ -102,6 +103,7 @@ export async function checkExists(this: IHookFunctions): Promise<boolean> {
 			if (!isNotFound(error)) throw asNodeError(this.getNode(), error);
 		}
 		if (hook && desired && sameHook(hook, desired)) {
+			await keepSecret(this, connection);
 			await ensureEnabled(this, hook, connection);
 			return true;
 		}
@@ -119,6 +121,7 @@ export async function checkExists(this: IHookFunctions): Promise<boolean> {
 		if (stale !== keep) await deleteQuietlyIfGone(this, stale.uuid, connection);
 	}
 	if (!keep) return false;
+	await keepSecret(this, connection);
 	await ensureEnabled(this, keep, connection);
 	remember(this, { hookId: keep.uuid, webhookUrl });
 	return true;
@@ -141,12 +144,8 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 				'The service only posts to HTTPS addresses. Set WEBHOOK_URL to the public https:// address of this n8n (a reverse proxy with a certificate, or a tunnel) and restart n8n.',
 		});
 	}
-	if (!connection.consumerSecret) {
-		throw new NodeOperationError(this.getNode(), 'The Stacks Hooks API credential has no Consumer Secret', {
-			description:
-				'The trigger checks every delivery against the account\'s consumer secret. Get it with the Stacks Hooks node (Resource: Consumer Secret, Operation: Rotate) and put it in the credential\'s Consumer Secret field.',
-		});
-	}
+	// Before the hook exists: an account without a secret gets one before anything is delivered.
+	await keepSecret(this, connection);
 	const hook = await registerHook(this, desiredDefinition(this, connection, webhookUrl), { connection });
 	try {
 		await setHookEnabled(this, hook.uuid, true, { connection });

@@ -38,7 +38,8 @@ export function credentialsFor(emu: Emulator, overrides: IDataObject = {}) {
 			apiKey: API_KEY,
 			network: 'testnet',
 			baseUrl: emu.url,
-			consumerSecret: CONSUMER_SECRET,
+			// As users now set it up: the API key only; the trigger reads the account's secret.
+			consumerSecret: '',
 			...overrides,
 		},
 	};

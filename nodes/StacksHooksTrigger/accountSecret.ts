@@ -1,0 +1,104 @@
+/**
+ * The consumer secret deliveries are checked against: where it comes from,
+ * what is kept of it, and when it is read again.
+ *
+ * - Source: the credential's Consumer Secret when it is filled in (it wins);
+ *   else the account's current secret, asked from the service (GET /me/secret),
+ *   created (POST /me/secret) only when the account has none. An existing
+ *   secret is never rotated: other receivers of the account keep working.
+ * - Kept: only its SHA-256, in the node's static data (saved by n8n with the
+ *   workflow, beside the hook's UUID), written at activation. A delivery that
+ *   matches it is accepted without loading the credential or asking the service.
+ * - Read again: a delivery that does not match may mean the secret was rotated
+ *   at the service (or the credential's was changed), so the trigger reads it
+ *   again — at most once a minute per trigger node, whatever the traffic, so
+ *   wrong secrets cost the account at most one request a minute. Deliveries
+ *   that arrive while it is being read wait for the answer.
+ */
+import type { IDataObject, IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
+
+import { getSecret, rotateSecret } from '../shared/api/secretEndpoints';
+import { type Connection, getConnection } from '../shared/transport/connection';
+import type { RequestContext } from '../shared/transport/context';
+import { matchesDigest, secretDigest } from './consumerSecret';
+
+/** The least time between two reads of the secret caused by deliveries, per trigger node. */
+export const REFRESH_INTERVAL_MS = 60_000;
+
+/** `staticData.consumerSecret`. */
+interface Kept {
+	sha256?: string;
+	/** When a delivery last caused a read (ms since the epoch); shared by n8n's processes through the database. */
+	refreshedAt?: number;
+}
+
+function keptIn(data: IDataObject): Kept {
+	const value = data.consumerSecret as Kept | undefined;
+	return value && typeof value === 'object' ? value : {};
+}
+
+/** The secret to check deliveries against: the credential's, else the account's, created if there is none. */
+async function currentSecret(ctx: RequestContext, connection: Connection): Promise<string> {
+	if (connection.consumerSecret) return connection.consumerSecret;
+	return (await getSecret(ctx, { connection })) ?? (await rotateSecret(ctx, { connection }));
+}
+
+/** On activation: keeps the digest of the secret deliveries will carry. */
+export async function keepSecret(ctx: IHookFunctions, connection: Connection): Promise<void> {
+	const data = ctx.getWorkflowStaticData('node');
+	data.consumerSecret = { ...keptIn(data), sha256: secretDigest(await currentSecret(ctx, connection)) };
+}
+
+/** The last read caused by a delivery, in this process, per trigger node. */
+interface Read {
+	at: number;
+	/** The kept digest the read replaced: its result only stands in for a static data that still holds it. */
+	replaced: string | undefined;
+	/** The digest it found; a promise while the read runs; undefined when it failed. */
+	sha256: Promise<string | undefined> | string | undefined;
+}
+
+const reads = new Map<string, Read>();
+
+/** Whether one of the presented secrets is the one deliveries must carry. */
+export async function isAuthentic(ctx: IWebhookFunctions, presented: string[]): Promise<boolean> {
+	const data = ctx.getWorkflowStaticData('node');
+	const kept = keptIn(data);
+	if (kept.sha256 && matchesDigest(kept.sha256, presented)) return true;
+
+	const key = `${ctx.getWorkflow().id ?? ''}:${ctx.getNode().id}`;
+	const last = reads.get(key);
+	// A read made since this request's copy of the static data was loaded (n8n saves it after the answer).
+	if (last && last.replaced === kept.sha256) {
+		const found = await last.sha256;
+		if (found && matchesDigest(found, presented)) return true;
+	}
+	const now = Date.now();
+	if (now - Math.max(last?.at ?? 0, kept.refreshedAt ?? 0) < REFRESH_INTERVAL_MS) return false;
+
+	const read: Read = { at: now, replaced: kept.sha256, sha256: readAgain(ctx, kept.sha256) };
+	reads.set(key, read);
+	const found = await read.sha256;
+	read.sha256 = found;
+	data.consumerSecret = { sha256: found ?? kept.sha256, refreshedAt: now };
+	return found !== undefined && matchesDigest(found, presented);
+}
+
+async function readAgain(ctx: IWebhookFunctions, before: string | undefined): Promise<string | undefined> {
+	try {
+		const found = secretDigest(await currentSecret(ctx, await getConnection(ctx)));
+		if (before !== undefined && found !== before) {
+			ctx.logger.info('Stacks Hooks Trigger: the consumer secret changed; deliveries are now checked against the new one', {
+				workflowId: ctx.getWorkflow().id,
+				node: ctx.getNode().name,
+			});
+		}
+		return found;
+	} catch (error) {
+		ctx.logger.warn(`Stacks Hooks Trigger: could not read the consumer secret again: ${(error as Error).message}`, {
+			workflowId: ctx.getWorkflow().id,
+			node: ctx.getNode().name,
+		});
+		return undefined;
+	}
+}
