@@ -77,8 +77,17 @@ async function expectNoNewExecution(workflowId: string, before: number): Promise
 	expect(await executionCount(workflowId)).toBe(before);
 }
 
+/** Every line n8n printed, at debug level: no secret may show in any. */
+const logLines: string[] = [];
+
 beforeAll(async () => {
-	stack = await startStack({ apiKey: API_KEY, consumerSecret: SECRET, credentialName: 'Stacks Hooks (emulator)' });
+	// The credential holds the API key and network only, as users now set it up.
+	stack = await startStack({
+		apiKey: API_KEY,
+		consumerSecret: SECRET,
+		credentialName: 'Stacks Hooks (emulator)',
+		n8n: { env: { N8N_LOG_LEVEL: 'debug' }, log: (line) => logLines.push(line) },
+	});
 	({ n8n, emu, credential } = stack);
 }, 15 * 60_000);
 
@@ -266,7 +275,8 @@ describe('Stacks Hooks action node through `n8n execute`', () => {
 			},
 		};
 		emu.clearRequests();
-		const result = await runWorkflowOnce(n8n, workflow);
+		// This instance logs at debug level (for the secret checks below): its JSON would drown among the lines.
+		const result = await runWorkflowOnce(n8n, workflow, { env: { N8N_LOG_LEVEL: 'info' } });
 		expect(result.exitCode).toBe(0);
 		const runData = (result.json as { data: { resultData: { runData: Record<string, Array<{ data: { main: Array<Array<{ json: Record<string, unknown> }>> } }>> } } }).data.resultData.runData;
 		const registered = runData.Register[0].data.main[0][0].json;
@@ -276,5 +286,119 @@ describe('Stacks Hooks action node through `n8n execute`', () => {
 		expect(runData.Delete[0].data.main[0].map((item) => item.json)).toEqual([{ uuid: registered.uuid, deleted: true }]);
 		expect(emu.hooks(API_KEY)).toEqual([]);
 		expect(emu.requests.map((request) => request.method)).toEqual(['POST', 'GET', 'DELETE']);
+	});
+});
+
+describe('The consumer secret, with the API key only in the credential', () => {
+	const SECRET_WEBHOOK_ID = '4e8b2f17-9c3a-4d5e-8f60-1a2b3c4d5e6f';
+	const secretUrl = () => n8n.webhookUrl(`${SECRET_WEBHOOK_ID}/webhook`);
+	const seen: string[] = [SECRET];
+	let id: string;
+	/** When the flood of wrong secrets made the trigger read the secret: its budget of a read a minute is spent then. */
+	let floodStarted: number;
+	const secretReads = () => emu.requests.filter((r) => r.method === 'GET' && r.path.endsWith('/me/secret')).length;
+	const rotateAtTheService = async () => {
+		const answer = await fetch(`${emu.url}/me/secret`, { method: 'POST', headers: { 'x-api-key': API_KEY } });
+		const { secret } = (await answer.json()) as { secret: string };
+		seen.push(secret);
+		return secret;
+	};
+
+	it("activates and runs on the account's existing secret, which is unchanged afterwards", async () => {
+		emu.reset();
+		({ id } = await n8n.api.createWorkflow(triggerWorkflow(ALICE, SECRET_WEBHOOK_ID, 'Secret from the service')));
+		await n8n.api.activate(id);
+		expect(secretReads()).toBe(1);
+		expect(emu.consumerSecret(API_KEY)).toBe(SECRET);
+		const [report] = await emu.injectBlock(transfers(ALICE, 1));
+		expect(report.status).toBe(200);
+		expect(await n8n.api.waitForExecutions(id, 1)).toHaveLength(1);
+		expect(emu.consumerSecret(API_KEY)).toBe(SECRET);
+	});
+
+	it('answers 1,000 wrong-secret posts in a minute with 401, one read of the secret, no execution', async () => {
+		emu.clearRequests();
+		const wrong: Array<Record<string, string>> = [{}, { 'x-hook-consumer-secret': `${SECRET.slice(0, -1)}0` }, { authorization: 'Bearer nope' }];
+		const payload = { chainhook: { uuid: emu.hooks(API_KEY)[0].uuid }, event: { apply: [], rollback: [] } };
+		floodStarted = Date.now();
+		const statuses: number[] = [];
+		let next = 0;
+		await Promise.all(
+			Array.from({ length: 20 }, async () => {
+				while (next < 1000) {
+					const headers = wrong[next++ % wrong.length];
+					statuses.push((await n8n.request(secretUrl(), { method: 'POST', headers, body: payload })).status);
+				}
+			}),
+		);
+		const seconds = (Date.now() - floodStarted) / 1000;
+		console.log(`1,000 wrong-secret posts in ${seconds.toFixed(1)} s: ${secretReads()} GET /me/secret`);
+		expect(seconds).toBeLessThan(60);
+		expect(statuses.filter((status) => status === 401)).toHaveLength(1000);
+		expect(secretReads()).toBe(1);
+		await expectNoNewExecution(id, 1);
+	});
+
+	it('runs deliveries with a secret rotated at the service within 60 s, and refuses the old one from then on', async () => {
+		// The worst case: the flood just spent this minute's read, so the new secret is refused until it is over.
+		const rotated = await rotateAtTheService();
+		let acceptedAt: number | undefined;
+		while (acceptedAt === undefined && Date.now() - floodStarted < 75_000) {
+			const [report] = await emu.injectBlock(transfers(ALICE, 1));
+			if (report.status === 200) acceptedAt = Date.now();
+			else {
+				expect(report.status).toBe(401);
+				await sleep(3000);
+			}
+		}
+		console.log(`rotation picked up ${((acceptedAt! - floodStarted) / 1000).toFixed(1)} s after the flood's read of the secret`);
+		expect(acceptedAt! - floodStarted).toBeLessThan(63_000);
+		const executions = await n8n.api.waitForExecutions(id, 2);
+		expect(executions).toHaveLength(2);
+
+		const before = secretReads();
+		const old = await n8n.request(secretUrl(), {
+			method: 'POST',
+			headers: { 'x-hook-consumer-secret': SECRET },
+			body: emu.deliveries.at(-1)!.payload,
+		});
+		expect(old.status).toBe(401);
+		const fresh = await n8n.request(secretUrl(), {
+			method: 'POST',
+			headers: { 'x-hook-consumer-secret': rotated },
+			body: emu.deliveries.at(-1)!.payload,
+		});
+		expect(fresh.status).toBe(200);
+		expect(await n8n.api.waitForExecutions(id, 3)).toHaveLength(3);
+		expect(secretReads()).toBe(before);
+		await n8n.api.deactivate(id);
+	});
+
+	it('gives an account without a secret one on activation, and runs on it', async () => {
+		emu.reset();
+		emu.setConsumerSecret(null, API_KEY);
+		await n8n.api.activate(id);
+		const created = emu.consumerSecret(API_KEY);
+		expect(created).toMatch(/^[0-9a-f]{64}$/);
+		seen.push(created!);
+		const [report] = await emu.injectBlock(transfers(ALICE, 1));
+		expect(report.status).toBe(200);
+		expect(await n8n.api.waitForExecutions(id, 4)).toHaveLength(4);
+		await n8n.api.deactivate(id);
+	});
+
+	it('shows no secret in any execution, the workflow, or any log line of n8n', async () => {
+		const everything = JSON.stringify([
+			await n8n.api.executions({ includeData: true }),
+			await n8n.api.getWorkflow(id),
+			await n8n.api.public('GET', '/workflows'),
+		]);
+		const logs = logLines.join('\n');
+		expect(logLines.length).toBeGreaterThan(100);
+		expect(logs).toMatch(/Stacks Hooks Trigger: the consumer secret changed/);
+		for (const secret of seen) {
+			expect(everything).not.toContain(secret);
+			expect(logs).not.toContain(secret);
+		}
 	});
 });

@@ -2,7 +2,7 @@
  * The set-up every real-n8n suite shares: the packed package installed into a
  * fresh user folder as n8n installs community packages, n8n over HTTPS, the
  * emulator trusting n8n's certificate for its deliveries, and a Stacks Hooks
- * API credential pointing at the emulator.
+ * API credential pointing at the emulator (API key and network only, unless told).
  */
 import * as fs from 'fs';
 import * as os from 'os';
@@ -23,7 +23,10 @@ export interface Stack {
 
 export async function startStack(opts: {
 	apiKey: string;
+	/** The account's consumer secret at the emulator. */
 	consumerSecret: string;
+	/** The credential's Consumer Secret field. Default: empty, as users set it up (the trigger reads the account's). */
+	credentialSecret?: string;
 	credentialName: string;
 	emulator?: EmulatorOptions;
 	n8n?: StartOptions;
@@ -39,7 +42,7 @@ export async function startStack(opts: {
 	const created = await n8n.api.createCredential({
 		name: opts.credentialName,
 		type: 'stacksHooksApi',
-		data: { apiKey: opts.apiKey, network: 'testnet', baseUrl: emu.url, consumerSecret: opts.consumerSecret },
+		data: { apiKey: opts.apiKey, network: 'testnet', baseUrl: emu.url, ...(opts.credentialSecret && { consumerSecret: opts.credentialSecret }) },
 	});
 	return {
 		n8n,

@@ -77,7 +77,7 @@ function printFailure(error: unknown): void {
 
 /* ------------------------------------------------------------------ set-up */
 
-/** The emulator's consumer secret, made once and kept so the credential stays valid across starts. */
+/** The emulator account's consumer secret, made once and kept across starts (as a real account's secret stays until rotated). */
 function consumerSecret(): string {
 	try {
 		const saved = JSON.parse(fs.readFileSync(SETTINGS_FILE, 'utf8')) as { consumerSecret?: string };
@@ -118,9 +118,12 @@ async function choosePort(preferred: number, taken: number[] = []): Promise<numb
 	return port;
 }
 
-/** The "Stacks Hooks API" credential, pointed at this start's emulator: updated when it exists, else created. */
-async function ensureCredential(api: N8nApi, emulator: Emulator, secret: string): Promise<CredentialRef> {
-	const data = { apiKey: EMULATOR_API_KEY, network: 'testnet', baseUrl: emulator.url, consumerSecret: secret };
+/**
+ * The "Stacks Hooks API" credential, pointed at this start's emulator: updated when it exists, else created.
+ * As users set it up: the API key and network only (the trigger reads the account's consumer secret).
+ */
+async function ensureCredential(api: N8nApi, emulator: Emulator): Promise<CredentialRef> {
+	const data = { apiKey: EMULATOR_API_KEY, network: 'testnet', baseUrl: emulator.url, consumerSecret: '' };
 	const credentials = await api.list<{ id: string; name: string; type: string }>('/credentials');
 	const existing = credentials.find((c) => c.name === CREDENTIAL_NAME && c.type === CREDENTIAL_TYPE);
 	if (existing) {
@@ -210,7 +213,7 @@ async function setUp(started: number): Promise<void> {
 		'Setting up the credential and the example workflows (a few seconds)',
 		`Look at the end of ${relative(N8N_LOG)}; the trigger example must stay named as it is imported.`,
 		async () => {
-			const trigger = await ensureExamples(n8n.api, await ensureCredential(n8n.api, emulator, secret));
+			const trigger = await ensureExamples(n8n.api, await ensureCredential(n8n.api, emulator));
 			// Publish afresh: the emulator forgot its hooks when it stopped, and n8n does not register
 			// them again when it restarts; unpublish (nothing to delete) and publish (registers one).
 			if ((await n8n.api.getWorkflow(trigger.id)).active) await n8n.api.deactivate(trigger.id);
