@@ -11,10 +11,10 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import { CREDENTIAL_TYPE } from '../shared/constants';
 import { eventsProperty } from '../shared/eventFilters';
 import { hookOptionsProperty } from '../shared/hookOptions';
-import { deliverySchema, describeIssues } from '../shared/schemas';
 import { isAuthentic } from './accountSecret';
 import { presentedSecrets } from './consumerSecret';
 import { deliveryToItems, type OutputMode, type RollbackMode } from './delivery';
+import { checkDeliveryShape } from './deliveryShape';
 import { checkExists, create, remove } from './lifecycle';
 
 export class StacksHooksTrigger implements INodeType {
@@ -117,13 +117,11 @@ export class StacksHooksTrigger implements INodeType {
 			return answer(401, { error: 'Unauthorized', details: 'Missing or wrong consumer secret' });
 		}
 
-		const parsed = deliverySchema.safeParse(this.getBodyData());
-		if (!parsed.success) {
-			return answer(400, { error: 'Bad Request', details: `Not a hook delivery: ${describeIssues(parsed.error)}` });
-		}
+		const shape = checkDeliveryShape(this.getBodyData());
+		if (!shape.ok) return answer(400, { error: 'Bad Request', details: `Not a hook delivery: ${shape.problem}` });
 
 		const items = deliveryToItems(
-			parsed.data,
+			shape.delivery,
 			this.getNodeParameter('output', 'transaction') as OutputMode,
 			this.getNodeParameter('rollbacks', 'include') as RollbackMode,
 		);

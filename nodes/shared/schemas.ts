@@ -100,38 +100,10 @@ export type ApiStatus = z.infer<typeof apiStatusSchema>;
 
 export const errorBodySchema = z.object({ error: z.string(), details: z.unknown().optional() }).passthrough();
 
-// A delivery. Only what the trigger reads is required; the rest passes through
-// untouched, so a payload carrying extra options (decoded values, ABIs) works.
-const blockIdentifierSchema = z.object({ index: z.number(), hash: z.string() }).passthrough();
-
-export const deliveredBlockSchema = z
-	.object({
-		block_identifier: blockIdentifierSchema,
-		timestamp: z.number().optional(),
-		transactions: z.array(z.unknown()),
-	})
-	.passthrough();
-
-export const deliverySchema = z
-	.object({
-		chainhook: z.object({ uuid: z.string(), name: z.string().optional() }).passthrough(),
-		event: z
-			.object({
-				chain: z.string().optional(),
-				network: z.string(),
-				apply: z.array(deliveredBlockSchema).default([]),
-				rollback: z.array(deliveredBlockSchema).default([]),
-			})
-			.passthrough(),
-	})
-	.passthrough();
-
 export type Definition = z.infer<typeof definitionSchema>;
 export type DefinitionUpdate = z.infer<typeof definitionUpdateSchema>;
 export type Hook = z.infer<typeof hookSchema>;
 export type HookPage = z.infer<typeof hookPageSchema>;
-export type Delivery = z.infer<typeof deliverySchema>;
-export type DeliveredBlock = z.infer<typeof deliveredBlockSchema>;
 
 /** One line a user can act on: "filters.events.0.sender must be a Stacks address …". */
 export function describeIssues(error: z.ZodError): string {
