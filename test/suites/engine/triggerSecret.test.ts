@@ -153,8 +153,8 @@ describe('activation with the API key only', () => {
 	});
 
 	it('fails activation with the service error when the secret cannot be read, and registers nothing', async () => {
-		emu.failNext(1, 503, { match: { method: 'GET', path: '/me/secret' } });
-		await expect(activate()).rejects.toThrow(/503/);
+		emu.failNext(1, 500, { match: { method: 'GET', path: '/me/secret' } });
+		await expect(activate()).rejects.toThrow(/500/);
 		expect(emu.hooks(API_KEY)).toHaveLength(0);
 	});
 });
@@ -255,7 +255,7 @@ describe('deliveries', () => {
 	it('answers 401 and starts nothing when the secret cannot be read again, and tries again a minute later', async () => {
 		const staticData = await activate();
 		const rotated = await rotateAtTheService();
-		emu.failNext(1, 503, { match: { method: 'GET', path: '/me/secret' } });
+		emu.failNext(1, 500, { match: { method: 'GET', path: '/me/secret' } });
 		expect(await deliver(staticData, rotated)).toEqual({ status: 401, started: false });
 		later(MINUTE + 1000);
 		expect(await deliver(staticData, rotated)).toEqual({ status: 200, started: true });

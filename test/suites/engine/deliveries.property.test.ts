@@ -1,0 +1,131 @@
+/**
+ * Properties of the trigger's webhook() through n8n-core's webhook context, over generated
+ * deliveries (test/support/deliveryArbitraries.ts): every valid delivery is answered 200 and
+ * turned into exactly its transactions, rollbacks first; every delivery with a broken part the
+ * trigger reads is answered 400 and starts nothing; no exception ever escapes.
+ * The official schema (the emulator's checkDelivery) is the oracle of what is valid.
+ */
+import fc from 'fast-check';
+import type { IDataObject } from 'n8n-workflow';
+
+import { checkDelivery, type DeliveryPayload } from '../../emulator';
+import { delivery, mutatedDelivery } from '../../support/deliveryArbitraries';
+import {
+	ALICE,
+	CONSUMER_SECRET,
+	credentialsFor,
+	credentialTypes,
+	emu,
+	runHookMethod,
+	runWebhook,
+	stxTransferFrom,
+	triggerNode,
+	useEmulator,
+	WEBHOOK,
+} from '../../support/engine/fixtures';
+import { propertyParameters, replayHint } from '../../support/properties';
+
+useEmulator();
+// Each property runs its deliveries one after the other through n8n-core: about a minute on 2 cores.
+jest.setTimeout(10 * 60_000);
+
+const RUNS = 10_000;
+/** The official schema is checked (slowly, interpreted) on deliveries up to this many transactions. */
+const ORACLE_MAX_TRANSACTIONS = 60;
+const parameters = { events: stxTransferFrom(ALICE), hookName: '', output: 'transaction', rollbacks: 'include', options: {} };
+let activated: IDataObject;
+
+beforeAll(async () => {
+	activated = {};
+	const hook = (method: 'checkExists' | 'create') =>
+		runHookMethod({ nodeType: triggerNode, credentialTypes, credentials: credentialsFor(emu), parameters, method, webhookUrl: WEBHOOK, staticData: activated });
+	if (!(await hook('checkExists'))) await hook('create');
+});
+
+const post = (body: unknown) =>
+	runWebhook({
+		nodeType: triggerNode,
+		credentialTypes,
+		credentials: credentialsFor(emu),
+		parameters,
+		headers: { 'content-type': 'application/json', 'x-hook-consumer-secret': CONSUMER_SECRET },
+		body,
+		staticData: activated,
+	});
+
+/** The items a delivery must give, written from the payload's documented fields (README, "What an item looks like"). */
+function expectedItems(payload: DeliveryPayload): IDataObject[] {
+	const blocks = [...payload.event.rollback.map((b) => ['rollback', b] as const), ...payload.event.apply.map((b) => ['apply', b] as const)];
+	return blocks.flatMap(([direction, b]) =>
+		b.transactions.map((tx) => ({
+			direction,
+			hookUuid: payload.chainhook.uuid,
+			hookName: payload.chainhook.name ?? null,
+			network: payload.event.network,
+			blockHeight: b.block_identifier.index,
+			blockHash: b.block_identifier.hash,
+			blockTimestamp: b.timestamp,
+			txHash: tx.transaction_identifier.hash,
+			txType: tx.metadata.type,
+			txStatus: tx.metadata.status,
+			sender: tx.metadata.sender_address,
+			fee: tx.metadata.fee_rate,
+			nonce: tx.metadata.nonce,
+			position: tx.metadata.position.index,
+			operations: tx.operations,
+			metadata: tx.metadata,
+		})),
+	);
+}
+
+const transactionCount = (payload: DeliveryPayload) =>
+	[...payload.event.rollback, ...payload.event.apply].reduce((sum, b) => sum + b.transactions.length, 0);
+
+it(`answers ${RUNS.toLocaleString('en')} valid deliveries 200, each turned into exactly its transactions, rollbacks first`, async () => {
+	const seen = { deliveries: 0, transactions: 0, largest: 0, empty: 0, withRollback: 0, oracle: 0 };
+	await fc.assert(
+		fc.asyncProperty(delivery, async (payload) => {
+			const count = transactionCount(payload);
+			if (count <= ORACLE_MAX_TRANSACTIONS) {
+				expect(checkDelivery(payload).errors).toEqual([]);
+				seen.oracle++;
+			}
+			const result = await post(payload);
+			expect(result.status).toBe(200);
+			expect(result.sentBody).toEqual({ received: true, items: count });
+			const items = result.response.workflowData?.[0].map((item) => item.json) ?? [];
+			expect(items).toEqual(expectedItems(payload));
+			if (count === 0) expect(result.response.workflowData).toBeUndefined();
+			seen.deliveries++;
+			seen.transactions += count;
+			seen.largest = Math.max(seen.largest, ...[...payload.event.apply, ...payload.event.rollback].map((b) => b.transactions.length));
+			if (count === 0) seen.empty++;
+			if (payload.event.rollback.length > 0) seen.withRollback++;
+		}),
+		propertyParameters(RUNS),
+	);
+	console.log(
+		`valid deliveries: ${seen.deliveries} all 200 and itemised exactly; ${seen.transactions} transactions, largest block ${seen.largest}, ` +
+			`${seen.empty} without a transaction, ${seen.withRollback} with rollbacks, ${seen.oracle} also checked against the official schema; ${replayHint()}`,
+	);
+	expect(seen.largest).toBeGreaterThan(1000);
+});
+
+it(`answers ${RUNS.toLocaleString('en')} deliveries with a broken part 400, naming it, and starts nothing`, async () => {
+	const byMutation = new Map<string, number>();
+	await fc.assert(
+		fc.asyncProperty(mutatedDelivery, async ({ body, mutation }) => {
+			const small = typeof body !== 'object' || body === null || JSON.stringify(body).length < 200_000;
+			if (small) expect(checkDelivery(body).ok).toBe(false);
+			const result = await post(body);
+			expect(result.status).toBe(400);
+			expect(result.sentBody).toEqual({ error: 'Bad Request', details: expect.stringMatching(/^Not a hook delivery: .+ must be /) });
+			expect(result.response.workflowData).toBeUndefined();
+			byMutation.set(mutation, (byMutation.get(mutation) ?? 0) + 1);
+		}),
+		propertyParameters(RUNS),
+	);
+	const counts = [...byMutation].map(([name, n]) => `${name} ${n}`).join(', ');
+	console.log(`broken deliveries: ${[...byMutation.values()].reduce((a, b) => a + b, 0)} all 400 (${counts}); ${replayHint()}`);
+	expect(byMutation.size).toBeGreaterThan(20);
+});
