@@ -136,7 +136,8 @@ export function checkDeliveryShape(body: unknown): ShapeCheck {
 		blocks(event.rollback, 'event.rollback');
 		return { ok: true, delivery: body as Delivery };
 	} catch (error) {
-		if (error instanceof WrongPart) return { ok: false, problem: error.problem };
-		throw error;
+		// Only WrongPart is thrown here; anything else (a body n8n could not parse into plain JSON)
+		// is still no delivery, and a webhook must answer rather than fail.
+		return { ok: false, problem: error instanceof WrongPart ? error.problem : 'the body could not be read' };
 	}
 }
