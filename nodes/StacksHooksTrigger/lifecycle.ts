@@ -7,7 +7,7 @@
  * whose action URL is this node's own webhook URL are ever touched.
  */
 import type { IDataObject, IHookFunctions } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { buildDefinition } from '../shared/definition';
 import { deleteHook, getHook, listHooks, registerHook, setHookEnabled } from '../shared/api/hookEndpoints';
@@ -135,6 +135,35 @@ async function deleteQuietlyIfGone(ctx: IHookFunctions, uuid: string, connection
 	}
 }
 
+/** The service answered and refused (4xx): nothing was registered, so nothing is looked for or sent again. */
+function refusedByService(error: unknown): boolean {
+	return error instanceof NodeApiError && typeof error.httpCode === 'string' && error.httpCode.startsWith('4');
+}
+
+/**
+ * Registers the hook without ever registering it twice. The transport does not repeat POST /me/, because
+ * a lost answer (time-out, reset, a gateway's 502/504) may hide a hook the service did create. So after any
+ * failure but a refusal, the hooks posting to this node's own URL are looked at first: one with the wanted
+ * definition is this very registration, and is adopted; with none, registering once more is safe, and if
+ * that fails too its error is raised. If the service cannot even be listed, the first error is raised: the
+ * next activation's checkExists adopts whatever got registered.
+ */
+async function registerOnce(ctx: IHookFunctions, desired: Definition, webhookUrl: string, connection: Connection): Promise<Hook> {
+	try {
+		return await registerHook(ctx, desired, { connection });
+	} catch (error) {
+		if (refusedByService(error)) throw asNodeError(ctx.getNode(), error);
+		let registered: Hook | undefined;
+		try {
+			const mine = (await listHooks(ctx, { connection })).filter((hook) => hook.definition.action.url === webhookUrl);
+			registered = mine.find((hook) => sameHook(hook, desired));
+		} catch {
+			throw asNodeError(ctx.getNode(), error);
+		}
+		return registered ?? (await registerHook(ctx, desired, { connection }));
+	}
+}
+
 export async function create(this: IHookFunctions): Promise<boolean> {
 	const connection = await getConnection(this);
 	const webhookUrl = webhookUrlOf(this);
@@ -146,7 +175,7 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 	}
 	// Before the hook exists: an account without a secret gets one before anything is delivered.
 	await keepSecret(this, connection);
-	const hook = await registerHook(this, desiredDefinition(this, connection, webhookUrl), { connection });
+	const hook = await registerOnce(this, desiredDefinition(this, connection, webhookUrl), webhookUrl, connection);
 	try {
 		await setHookEnabled(this, hook.uuid, true, { connection });
 	} catch (error) {

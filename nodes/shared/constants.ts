@@ -21,11 +21,17 @@ export const MAX_PAGE_SIZE = 60;
 /** PATCH /me/enabled takes at most this many UUIDs in `filters.uuids`. */
 export const MAX_BULK_UUIDS = 200;
 
-/** Attempts made for one request while the service answers 429 (the contract's back-off). */
+/** Attempts made for one request while the service answers 429 or is briefly unavailable (the contract's back-off). */
 export const MAX_ATTEMPTS = 3;
 
 /** A `retry-after` longer than this fails the request at once instead of stalling the workflow. */
 export const MAX_RETRY_WAIT_SECONDS = 60;
+
+/** A request with no answer after this long is given up (and, when safe to repeat, tried again). */
+export const REQUEST_TIMEOUT_MS = 30_000;
+
+/** Answers that mean the service, or a proxy in front of it, is briefly unavailable: worth another attempt. */
+export const TRANSIENT_STATUSES: readonly number[] = [502, 503, 504];
 
 /** A hook's `status.status`, with the label the nodes show for it. */
 export const HOOK_STATUSES = {

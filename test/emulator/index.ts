@@ -13,7 +13,7 @@
  *   POST  /_emulator/blocks[?rollback=1]   body BlockInput or Block -> { deliveries }
  *   POST  /_emulator/reset                 -> 204
  *   PATCH /_emulator/config                body ConfigPatch (retryAfterSeconds: null = computed) -> config
- *   POST  /_emulator/faults                { count, status?, retryAfter?, body?, match?: { method?, path? } } -> 204
+ *   POST  /_emulator/faults                { count, status?, retryAfter?, body?, match?: { method?, path? }, drop?: 'hang' | 'reset', afterServing? } -> 204
  *   GET   /_emulator/secret?apiKey=K       -> { secret }
  *   GET   /_emulator/deliveries            -> { deliveries }
  *   GET   /_emulator/requests              -> { requests }

@@ -38,6 +38,7 @@ export class RateLimiter {
 }
 
 export interface Fault extends FaultOptions {
+	/** Not used when the answer is dropped. */
 	status: number;
 }
 
@@ -47,7 +48,9 @@ export class Faults {
 	/** Replaces whatever was armed before. */
 	arm(count: number, fault: Fault): void {
 		if (!Number.isInteger(count) || count < 0) throw new Error('count must be a non-negative integer');
-		if (!Number.isInteger(fault.status) || fault.status < 100 || fault.status > 599) throw new Error('status must be an HTTP status code');
+		if (fault.drop === undefined && (!Number.isInteger(fault.status) || fault.status < 100 || fault.status > 599)) {
+			throw new Error('status must be an HTTP status code');
+		}
 		this.pending = count > 0 ? { remaining: count, fault } : null;
 	}
 

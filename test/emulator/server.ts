@@ -19,6 +19,9 @@ import type { DefinitionRules } from './validation';
 const API_BODY_LIMIT = 1024 * 1024;
 const CONTROL_BODY_LIMIT = 64 * 1024 * 1024;
 
+/** A dropped answer: none is sent ('hang'), or the connection is destroyed ('reset'). */
+type Dropped = { drop: 'hang' | 'reset' };
+
 type Config = Required<Omit<ConfigPatch, 'retryAfterSeconds' | 'rateLimit'>> & { rateLimit: RateLimit | null; retryAfterSeconds?: number };
 
 /** The handler's reply, or the answer for the HttpError it threw. */
@@ -128,6 +131,15 @@ export class Emulator {
 		this.faults.arm(count, { status, ...opts });
 	}
 
+	/**
+	 * The next `count` API requests (that match opts.match) get no answer: `hang` leaves the connection open,
+	 * `reset` destroys it. With `afterServing` the request is served first, as when a service does the work and
+	 * its answer is lost on the way back.
+	 */
+	dropNext(count: number, drop: 'hang' | 'reset', opts: Omit<FaultOptions, 'drop' | 'retryAfter' | 'body'> = {}): void {
+		this.faults.arm(count, { status: 0, ...opts, drop });
+	}
+
 	/** The account's consumer secret (first account when apiKey is omitted); null when deleted; throws on an unknown key. */
 	consumerSecret(apiKey?: string): string | null {
 		return this.store.accountOrDefault(apiKey).secret;
@@ -209,7 +221,13 @@ export class Emulator {
 		try {
 			const url = new URL(request.url ?? '/', 'http://emulator.invalid');
 			const isControl = url.pathname === CONTROL_PREFIX || url.pathname.startsWith(`${CONTROL_PREFIX}/`);
-			send(response, await (isControl ? this.answerControl(request, url) : this.answerApi(request, url)));
+			const answer = await (isControl ? this.answerControl(request, url) : this.answerApi(request, url));
+			if ('drop' in answer) {
+				// A hung answer is ended by the client giving up, or by close().
+				if (answer.drop === 'reset') request.socket.destroy();
+				return;
+			}
+			send(response, answer);
 		} catch (error) {
 			const details = error instanceof Error ? error.message : String(error);
 			if (!response.headersSent) send(response, { status: 500, body: errorBody(500, details) });
@@ -226,7 +244,7 @@ export class Emulator {
 		});
 	}
 
-	private async answerApi(request: IncomingMessage, url: URL): Promise<Reply> {
+	private async answerApi(request: IncomingMessage, url: URL): Promise<Reply | Dropped> {
 		const raw = await readBody(request, API_BODY_LIMIT);
 		const method = request.method ?? 'GET';
 		const record: RecordedRequest = {
@@ -246,7 +264,8 @@ export class Emulator {
 		// Unknown callers share one budget per address, so 401s are rate limited too.
 		const rate = this.limiter.take(account ? `key:${account.apiKey}` : `address:${request.socket.remoteAddress}`, Date.now());
 		const fault = this.faults.take({ method, path: url.pathname });
-		const reply = fault
+		if (fault?.drop && !fault.afterServing) return { drop: fault.drop };
+		const reply = fault && !fault.drop
 			? this.faultReply(fault, rate)
 			: await replyOf(() => {
 					if (rate?.limited) {
@@ -259,6 +278,7 @@ export class Emulator {
 					if (!found) throw new HttpError(404, `No endpoint at ${url.pathname}`);
 					return found.handler(this, { query: url.searchParams, body: jsonBody(request, raw, API_BODY_LIMIT), account }, found.params);
 				});
+		if (fault?.drop) return { drop: fault.drop };
 		record.status = reply.status;
 		return { ...reply, headers: { ...rate?.headers, ...reply.headers } };
 	}

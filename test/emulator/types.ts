@@ -50,7 +50,7 @@ export interface RecordedRequest {
 	headers: IncomingHttpHeaders;
 	/** Parsed JSON; the raw text when it is not JSON; undefined when there was no body. */
 	body: unknown;
-	/** Status answered; 0 while the answer is pending. */
+	/** Status answered; 0 while the answer is pending, and when none was sent (a dropped answer). */
 	status: number;
 	/** Arrival time, ms since the epoch. */
 	at: number;
@@ -77,4 +77,8 @@ export interface FaultOptions {
 	retryAfter?: string | null;
 	/** Answer body. Default: { error, details: 'Injected fault' }. */
 	body?: unknown;
+	/** Send no answer at all instead: 'hang' keeps the connection open until the client gives up; 'reset' destroys it. */
+	drop?: 'hang' | 'reset';
+	/** With drop: serve the request first (what it does, e.g. register a hook, is done), then drop the answer. */
+	afterServing?: boolean;
 }

@@ -141,6 +141,8 @@ const FaultSchema = strict(
 		retryAfter: Type.Optional(Type.Union([Type.String(), Type.Null()])),
 		body: Type.Optional(Type.Unknown()),
 		match: Type.Optional(Type.Object({ method: Type.Optional(Type.String()), path: Type.Optional(Type.String()) })),
+		drop: Type.Optional(Type.Union([Type.Literal('hang'), Type.Literal('reset')])),
+		afterServing: Type.Optional(Type.Boolean()),
 	}),
 );
 

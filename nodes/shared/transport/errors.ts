@@ -7,16 +7,27 @@ import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import type { z } from 'zod';
 
+import { TRANSIENT_STATUSES } from '../constants';
 import { describeIssues, errorBodySchema } from '../schemas';
 
 export interface ErrorContext {
 	/** The hook the request was about, named in a 404. */
 	hookId?: string;
 	itemIndex?: number;
-	/** With a 429: how many attempts were made, and the wait the service asked for. */
+	/** How many attempts were made (a 429 or a blip is tried again), and the wait the service asked for with a 429. */
 	attempts?: number;
 	retryAfter?: number;
+	/** The service's address, named when it failed. */
+	baseUrl?: string;
+	/** Whether the request is one the transport sends again (see safeToRepeat in ./request). */
+	repeatable?: boolean;
 }
+
+const attemptsText = (attempts: number): string => `${attempts} attempt${attempts === 1 ? '' : 's'}`;
+
+/** For a request that was not sent again although the service may have carried it out. */
+const NOT_REPEATED =
+	'The request was not sent again, because the service may have carried it out before its answer was lost: check whether it did (for example with Get Many) before running it again.';
 
 function detailsOf(body: unknown): { error?: string; details?: string } {
 	const parsed = errorBodySchema.safeParse(body);
@@ -51,11 +62,19 @@ export function serviceError(node: INode, status: number, body: unknown, context
 			description = `${said ? `${said}. ` : ''}${context.retryAfter !== undefined ? `The service asked to wait ${context.retryAfter} s. ` : ''}Run fewer items at once, or raise the account's tier.`;
 			break;
 		default:
-			message =
-				status >= 500
-					? `The Stacks Hooks service failed (${status})${said ? `: ${said}` : ''}`
-					: `The Stacks Hooks service refused the request (${status})${said ? `: ${said}` : ''}`;
-			description = details ?? error ?? 'The service gave no details.';
+			if (status >= 500) {
+				const where = context.baseUrl ? ` at ${context.baseUrl}` : '';
+				message = `The Stacks Hooks service${where} failed (${status}) after ${attemptsText(context.attempts ?? 1)}${said ? `: ${said}` : ''}`;
+				const toDo = !TRANSIENT_STATUSES.includes(status)
+					? 'Try again later; if it keeps failing, report it to the service with the details above.'
+					: context.repeatable === false
+						? `It seems briefly unavailable. ${NOT_REPEATED}`
+						: "It seems briefly unavailable: try again in a few minutes; if it keeps failing, check the service's status.";
+				description = `${details ?? error ?? 'The service gave no details.'} ${toDo}`;
+			} else {
+				message = `The Stacks Hooks service refused the request (${status})${said ? `: ${said}` : ''}`;
+				description = details ?? error ?? 'The service gave no details.';
+			}
 	}
 	const response: JsonObject = { httpCode: String(status), ...(error ? { error } : {}), ...(details ? { details } : {}) };
 	return new NodeApiError(node, response, {
@@ -66,27 +85,67 @@ export function serviceError(node: INode, status: number, body: unknown, context
 	});
 }
 
-function describeNetworkError(error: unknown): string {
-	if (error && typeof error === 'object') {
-		const { code, message } = error as { code?: unknown; message?: unknown };
-		if (typeof code === 'string') return code;
-		if (typeof message === 'string') return message;
-	}
-	return String(error);
+/** Why a request got no answer, as far as the error n8n hands back tells. */
+export interface NetworkFailure {
+	/** The error code (e.g. ECONNRESET) or, without one, the message: what the user is shown. */
+	cause: string;
+	timedOut: boolean;
+	/** A blip (reset, refused, hung up, timed out): worth another attempt for a request that is safe to repeat. */
+	transient: boolean;
 }
 
-/** No answer at all: refused, reset, unknown host. */
-export function unreachableError(node: INode, baseUrl: string, error: unknown, itemIndex?: number): NodeApiError {
-	const cause = describeNetworkError(error);
-	return new NodeApiError(
-		node,
-		{ message: cause },
-		{
-			message: `Could not reach the Stacks Hooks service at ${baseUrl} (${cause})`,
-			description: "Check the credential's network and Base URL, and that this n8n can reach the service.",
-			itemIndex,
-		},
-	);
+const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'ESOCKETTIMEDOUT', 'ECONNABORTED', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+const RESET_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'UND_ERR_SOCKET']);
+
+/**
+ * n8n wraps the HTTP client's error in a NodeApiError whose message is its own
+ * wording; the code (ECONNRESET, ECONNABORTED for the client's time limit, ...)
+ * is on the error it wraps, its `cause`. So the whole chain is read.
+ */
+export function networkFailureOf(error: unknown): NetworkFailure {
+	const codes: string[] = [];
+	const messages: string[] = [];
+	const seen = new Set<unknown>();
+	for (let level = error; level && typeof level === 'object' && !seen.has(level); level = (level as { cause?: unknown }).cause) {
+		seen.add(level);
+		const { code, message } = level as { code?: unknown; message?: unknown };
+		if (typeof code === 'string') codes.push(code);
+		if (typeof message === 'string') messages.push(message);
+	}
+	const timedOut = codes.some((code) => TIMEOUT_CODES.has(code)) || messages.some((message) => /timeout of \d+ ?ms exceeded|timed? ?out/i.test(message));
+	const reset = codes.some((code) => RESET_CODES.has(code)) || messages.some((message) => /socket hang up/i.test(message));
+	return {
+		cause: codes[0] ?? messages.at(-1) ?? String(error),
+		timedOut,
+		transient: timedOut || reset,
+	};
+}
+
+/** No answer at all: timed out, refused, reset, unknown host. */
+export function unreachableError(
+	node: INode,
+	baseUrl: string,
+	failure: NetworkFailure,
+	context: { attempts: number; timeoutMs: number; repeatable: boolean; itemIndex?: number },
+): NodeApiError {
+	const { attempts, timeoutMs, repeatable, itemIndex } = context;
+	const refused = failure.cause === 'ECONNREFUSED';
+	let message: string;
+	let description: string;
+	if (failure.timedOut) {
+		message = `The Stacks Hooks service at ${baseUrl} did not answer within ${timeoutMs / 1000} s (timed out, ${attemptsText(attempts)})`;
+		description = repeatable
+			? "It may be overloaded or down: try again in a few minutes; if it keeps happening, check the service's status and the credential's Base URL."
+			: NOT_REPEATED;
+	} else {
+		message = `Could not reach the Stacks Hooks service at ${baseUrl} (${failure.cause}) after ${attemptsText(attempts)}`;
+		description = `Check the credential's network and Base URL, and that this n8n can reach the service; if it could before, the service may be restarting: try again in a few minutes.${!repeatable && failure.transient && !refused ? ` ${NOT_REPEATED}` : ''}`;
+	}
+	const apiError = new NodeApiError(node, { message: failure.cause }, { message, description, itemIndex });
+	// n8n swaps a message naming a common error code (ECONNRESET, ETIMEDOUT, ...) for its generic
+	// wording, which would drop the address and the attempts: this one is kept as written.
+	apiError.message = message;
+	return apiError;
 }
 
 /** A 2xx answer whose body does not have the shape the contract gives it. */

@@ -2,20 +2,22 @@
  * The one door to the service: every request of both nodes goes through
  * `apiRequest` (called only by the API layer, `../api/`). The URL comes from
  * the credential, `x-api-key` is added by n8n's credential machinery (never
- * by us, so the key never enters a message), 429s are retried with the
- * contract's back-off, the rate-limit headers pace requests so a run stays
- * under the budget instead of running into it, error bodies become errors a
- * user can act on, and every answer is checked against its schema before a
- * workflow sees it.
+ * by us, so the key never enters a message), every request has a time limit,
+ * 429s are retried with the contract's back-off, and so are the blips of a
+ * service that is briefly unavailable (502/503/504, a reset or refused
+ * connection, a time-out) for the requests that are safe to send again. The
+ * rate-limit headers pace requests so a run stays under the budget instead of
+ * running into it, error bodies become errors a user can act on, and every
+ * answer is checked against its schema before a workflow sees it.
  */
 import type { IDataObject, IHttpRequestMethods, IHttpRequestOptions, IN8nHttpFullResponse } from 'n8n-workflow';
 import type { z } from 'zod';
 
-import { CREDENTIAL_TYPE, MAX_ATTEMPTS, MAX_RETRY_WAIT_SECONDS } from '../constants';
+import { CREDENTIAL_TYPE, MAX_ATTEMPTS, MAX_RETRY_WAIT_SECONDS, REQUEST_TIMEOUT_MS, TRANSIENT_STATUSES } from '../constants';
 
 import { type Connection, getConnection } from './connection';
 import type { RequestContext } from './context';
-import { serviceError, unreachableError, unreadableAnswerError } from './errors';
+import { networkFailureOf, serviceError, unreachableError, unreadableAnswerError } from './errors';
 import { pacerFor, retryDelaySeconds } from './pacing';
 
 export interface ApiRequest<T> {
@@ -36,21 +38,60 @@ export interface ApiRequest<T> {
 /** What every API helper takes last: the item it runs for, and a connection already read. */
 export type CallOptions = Pick<ApiRequest<unknown>, 'itemIndex' | 'connection'>;
 
+/**
+ * Whether sending the request again, when its answer did not come or said the
+ * service was briefly unavailable, leaves the account as one successful send
+ * would. Decided here, from method and path, and nowhere else, so that no
+ * endpoint can be retried by accident: a new POST is not repeated until it is
+ * added below.
+ * - GET and DELETE: reads, and a delete of the same UUID (a second one finds
+ *   nothing, the same end state).
+ * - PATCH: all of the contract's PATCHes set state rather than add to it:
+ *   `/me/{uuid}/enabled` and the bulk `/me/enabled` set a flag, and
+ *   `/me/{uuid}` replaces the fields it names with the values given, so
+ *   applying the same update twice leaves the same definition.
+ * - POST `/me/{uuid}/evaluate`: asks for one block to be evaluated again; a
+ *   repeat can at worst deliver that block's matches twice, which a
+ *   workflow must already allow for (deliveries are at-least-once).
+ * Not repeated: POST `/me/` (a second send would register a second hook:
+ * the trigger looks before registering again, see its lifecycle) and POST
+ * `/me/secret` (a second rotation would replace the secret the first one
+ * answered with, and that answer may be the one that got through).
+ */
+export function safeToRepeat(method: IHttpRequestMethods, path: string): boolean {
+	switch (method) {
+		case 'GET':
+		case 'HEAD':
+		case 'DELETE':
+		case 'PATCH':
+			return true;
+		case 'POST':
+			return /\/evaluate$/.test(path);
+		default:
+			return false;
+	}
+}
+
 export async function apiRequest<T = undefined>(ctx: RequestContext, request: ApiRequest<T>): Promise<T> {
 	const { method, path, schema, itemIndex } = request;
 	const connection = request.connection ?? (await getConnection(ctx));
+	const { baseUrl } = connection;
 	const pacer = pacerFor(connection.accountKey);
+	const repeatable = safeToRepeat(method, path);
 	const options: IHttpRequestOptions = {
 		method,
-		url: `${connection.baseUrl}${path}`,
+		url: `${baseUrl}${path}`,
 		qs: request.qs,
 		body: request.body,
 		json: true,
 		returnFullResponse: true,
 		ignoreHttpStatusErrors: true,
+		timeout: REQUEST_TIMEOUT_MS,
 	};
 
 	for (let attempt = 0; ; attempt++) {
+		const attempts = attempt + 1;
+		const lastAttempt = attempts >= MAX_ATTEMPTS;
 		await pacer.acquire();
 		let response: IN8nHttpFullResponse;
 		try {
@@ -60,21 +101,43 @@ export async function apiRequest<T = undefined>(ctx: RequestContext, request: Ap
 				options,
 			)) as IN8nHttpFullResponse;
 		} catch (error) {
-			throw unreachableError(ctx.getNode(), connection.baseUrl, error, itemIndex);
+			const failure = networkFailureOf(error);
+			if (repeatable && failure.transient && !lastAttempt) {
+				// Like a 429's wait, every request of the account sits this out: a service that just
+				// dropped connections is not helped by the others arriving meanwhile.
+				pacer.pause(2 ** attempt * 1000);
+				continue;
+			}
+			throw unreachableError(ctx.getNode(), baseUrl, failure, {
+				attempts,
+				timeoutMs: REQUEST_TIMEOUT_MS,
+				repeatable,
+				itemIndex,
+			});
 		}
 		const status = response.statusCode;
 
 		if (status === 429) {
 			const wait = retryDelaySeconds(response.headers['retry-after'], attempt);
-			if (attempt + 1 >= MAX_ATTEMPTS || wait > MAX_RETRY_WAIT_SECONDS) {
-				throw serviceError(ctx.getNode(), status, response.body, { ...request, attempts: attempt + 1, retryAfter: wait });
+			if (lastAttempt || wait > MAX_RETRY_WAIT_SECONDS) {
+				throw serviceError(ctx.getNode(), status, response.body, { ...request, baseUrl, attempts, retryAfter: wait });
 			}
 			// The next acquire() waits this out, and so does every concurrent request.
 			pacer.pause(wait * 1000);
 			continue;
 		}
 		pacer.update(response.headers);
-		if (status < 200 || status >= 300) throw serviceError(ctx.getNode(), status, response.body, request);
+		if (repeatable && TRANSIENT_STATUSES.includes(status) && !lastAttempt) {
+			// A 503 may say when to come back; otherwise the same back-off as a 429.
+			const wait = retryDelaySeconds(response.headers['retry-after'], attempt);
+			if (wait <= MAX_RETRY_WAIT_SECONDS) {
+				pacer.pause(wait * 1000);
+				continue;
+			}
+		}
+		if (status < 200 || status >= 300) {
+			throw serviceError(ctx.getNode(), status, response.body, { ...request, baseUrl, attempts, repeatable });
+		}
 		if (!schema) return undefined as T;
 		const parsed = schema.safeParse(response.body);
 		if (!parsed.success) throw unreadableAnswerError(ctx.getNode(), `${method} ${path}`, parsed.error, itemIndex);
