@@ -1,10 +1,13 @@
 /**
  * Part 1, deliveries inside a real n8n (2.41.1 on Node 24, HTTPS, the packed package installed
  * as n8n installs community packages): the same deliveries posted concurrently to
- *   A: a workflow of the Stacks Hooks Trigger (its production webhook), and
+ *   A: a workflow of the Stacks Hooks Trigger (its production webhook),
  *   B: a workflow of n8n's Webhook node (POST, respond on received, header auth with the
- *      consumer secret) and a Code node splitting the payload into the same per-transaction items,
- * alternated A/B, B/A, ... over several rounds, for each n8n configuration of CONFIGS (n8n
+ *      consumer secret) and a Code node splitting the payload into the same per-transaction items, and
+ *   C: a workflow of the floor (floor/FloorTrigger.node.js, a package of its own installed the
+ *      same way): the cheapest community trigger n8n allows, one constant compared, one empty item
+ *      out; what n8n itself charges any community trigger per delivery,
+ * alternated A/B/C, C/B/A, ... over several rounds, for each n8n configuration of CONFIGS (n8n
  * restarted in between, same user folder). Every accepted delivery must give exactly one
  * successful execution with the right number of items (checked from the saved executions:
  * n8n's default of saving every execution stays on, so the reference does the same work).
@@ -23,8 +26,9 @@ import { type N8nInstance, startN8n } from '../../support/n8n/instance';
 import { installPackage, packPackage } from '../../support/n8n/package';
 import { atExit } from '../../support/n8n/process';
 import { REPO_DIR } from '../../support/paths';
+import { FLOOR_TYPE, packFloor } from './floor/package';
 import { ALICE, API_KEY, BOB, delivery, SECRET, WRONG_SECRET } from './payloads';
-import { fmtBytes, fmtMs, median, percentile, type Row, verdict } from './util';
+import { fmtBytes, fmtMs, fmtRatio, median, percentile, type Row, verdict } from './util';
 
 const CONFIGS: Array<{ id: string; label: string; env: Record<string, string> }> = [
 	{ id: '', label: 'defaults', env: {} },
@@ -41,6 +45,10 @@ const TRIGGER_NODE = 'Stacks Hooks Trigger';
 const TRIGGER_WEBHOOK_ID = '5b0c8a4e-1f2d-4e3a-9b6c-7d8e9f0a1b2c';
 const WEBHOOK_NODE = 'Webhook';
 const CODE_NODE = 'Split Transactions';
+const FLOOR_NODE = 'Floor Trigger';
+const FLOOR_WEBHOOK_ID = '7d2eac60-3b4f-4a5c-9d8e-9fa0b1c2d3e4';
+/** The floor is measured against the trigger within this factor (rows …f). */
+const FLOOR_SLACK = 1.05;
 
 /** The Code node: the delivery's blocks, rollbacks first, as one item per transaction with the trigger's fields. */
 const SPLIT_JS = `const d = $input.first().json.body;
@@ -86,13 +94,24 @@ const workflows = (hooksCredential: object, headerCredential: object): WorkflowJ
 				parameters: { mode: 'runOnceForAllItems', language: 'javaScript', jsCode: SPLIT_JS },
 			},
 		],
+	}, {
+		name: 'Bench: floor trigger',
+		connections: {},
+		nodes: [{
+			id: 'b1a2c3d4-0000-4000-8000-000000000004', name: FLOOR_NODE, type: FLOOR_TYPE,
+			typeVersion: 1.1, position: [0, 0], webhookId: FLOOR_WEBHOOK_ID, parameters: {},
+		}],
 	},
 ];
 
-type Variant = 'trigger' | 'webhook';
+const VARIANTS = ['trigger', 'webhook', 'floor'] as const;
+type Variant = (typeof VARIANTS)[number];
 type Size = keyof typeof SIZES;
-/** Where a variant's deliveries go; `itemsNode`'s first output holds the per-transaction items. */
-type Target = { variant: Variant; workflowId: string; url: string; itemsNode: string; rejectedStatus: number };
+/**
+ * Where a variant's deliveries go; `itemsNode`'s first output holds its items, `items(tx)` of them
+ * for a delivery of `tx` transactions; `answers` whether webhook() writes {received, items} itself.
+ */
+type Target = { variant: Variant; workflowId: string; url: string; itemsNode: string; items: (tx: number) => number; answers: boolean; rejectedStatus: number };
 /** perSecond: completed deliveries/s (first POST → last of their executions stopped); answeredPerSecond: first POST → last answer. */
 type BatchFigures = Record<'perSecond' | 'answeredPerSecond' | 'p50' | 'p99', number>;
 /** One configuration's rounds: batches per size and variant, and the rejected deliveries' medians and statuses. */
@@ -170,7 +189,7 @@ const itemCount = (execution: Execution, node: string) => execution.data?.result
 
 /* The benchmark ------------------------------------------------------------------------------ */
 
-/** Part 1's rows: for each configuration of CONFIGS a/b (throughput, p99) and c (rejected), then 1d (correctness). */
+/** Part 1's rows: for each configuration of CONFIGS a/b (throughput, p99) and c (rejected), a.1f/a.2f/cf (against the floor), then 1d (correctness). */
 export async function deliveryRows(rounds: number, log: (msg: string) => void): Promise<Row[]> {
 	const setupStart = Date.now();
 	const userFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'stacks-hooks-bench-n8n-'));
@@ -178,12 +197,16 @@ export async function deliveryRows(rounds: number, log: (msg: string) => void): 
 	// dist/ was just built by `npm run bench`: packPackage packs it as is.
 	const tarball = await packPackage(REPO_DIR);
 	await installPackage(userFolder, tarball);
-	log(`installed ${path.basename(tarball)} into the n8n user folder; starting n8n`);
+	const floorTarball = await packFloor();
+	await installPackage(userFolder, floorTarball);
+	log(`installed ${path.basename(tarball)} and ${path.basename(floorTarball)} into the n8n user folder; starting n8n`);
 	let n8n!: N8nInstance;
 	let emu: Emulator | undefined;
 	const start = async (env: Record<string, string>, port?: number, brokerPort?: number) =>
 		(n8n = await startN8n({
 			userFolder, https: true, port, brokerPort, provisionLog: (msg) => log(`[n8n host] ${msg}`),
+			// A fresh user folder's database migrations alone can take over a minute on a busy 2-core machine.
+			readyTimeoutMs: 180_000,
 			// The Code node's task runner stays up between rounds, so the reference is not charged for restarting it.
 			env: { N8N_RUNNERS_AUTO_SHUTDOWN_TIMEOUT: '0', ...env },
 		}));
@@ -196,7 +219,9 @@ export async function deliveryRows(rounds: number, log: (msg: string) => void): 
 		};
 		const ids: string[] = [];
 		for (const workflow of workflows(
-			await credential('Stacks Hooks (bench emulator)', 'stacksHooksApi', { apiKey: API_KEY, network: 'testnet', baseUrl: emu.url, consumerSecret: SECRET }),
+			// No consumer secret in the credential, as users now set it up: the trigger reads the
+			// account's (SECRET, the emulator account's) from the service at activation.
+			await credential('Stacks Hooks (bench emulator)', 'stacksHooksApi', { apiKey: API_KEY, network: 'testnet', baseUrl: emu.url }),
 			await credential('Consumer secret header (bench)', 'httpHeaderAuth', { name: 'x-hook-consumer-secret', value: SECRET }),
 		)) {
 			const { id } = await n8n.api.createWorkflow(workflow);
@@ -209,11 +234,14 @@ export async function deliveryRows(rounds: number, log: (msg: string) => void): 
 			throw new Error(`activation registered ${hooks.length} hook(s) at the emulator: ${JSON.stringify(hooks.map((h) => h.definition.action))}`);
 		}
 		const targets: Record<Variant, Target> = {
-			trigger: { variant: 'trigger', workflowId: ids[0], url: triggerUrl, itemsNode: TRIGGER_NODE, rejectedStatus: 401 },
-			webhook: { variant: 'webhook', workflowId: ids[1], url: n8n.webhookUrl('stacks-bench'), itemsNode: CODE_NODE, rejectedStatus: 403 },
+			trigger: { variant: 'trigger', workflowId: ids[0], url: triggerUrl, itemsNode: TRIGGER_NODE, items: (tx) => tx, answers: true, rejectedStatus: 401 },
+			webhook: { variant: 'webhook', workflowId: ids[1], url: n8n.webhookUrl('stacks-bench'), itemsNode: CODE_NODE, items: (tx) => tx, answers: false, rejectedStatus: 403 },
+			floor: {
+				variant: 'floor', workflowId: ids[2], url: n8n.webhookUrl(`${FLOOR_WEBHOOK_ID}/webhook`), itemsNode: FLOOR_NODE, items: () => 1, answers: true, rejectedStatus: 401,
+			},
 		};
 		const problems: string[] = [];
-		const accepted: Record<Variant, number> = { trigger: 0, webhook: 0 };
+		const accepted: Record<Variant, number> = { trigger: 0, webhook: 0, floor: 0 };
 		let lastId = 0;
 
 		// The real path once: the emulator delivers a block to the trigger it registered.
@@ -226,7 +254,7 @@ export async function deliveryRows(rounds: number, log: (msg: string) => void): 
 		lastId = Number((await waitForNew(n8n, ids[0], 0, 1))[0].id);
 		const emulatorItems = itemCount((await executionsAfter(n8n, ids[0], 0, true))[0], TRIGGER_NODE);
 		if (emulatorItems !== 3) problems.push(`the emulator's 3-transaction delivery gave ${emulatorItems} items`);
-		log(`n8n ready, both workflows active, the emulator's delivery ran (${((Date.now() - setupStart) / 1000).toFixed(1)} s of set-up)`);
+		log(`n8n ready, the three workflows active, the emulator's delivery ran (${((Date.now() - setupStart) / 1000).toFixed(1)} s of set-up)`);
 
 		const body = (size: Size, height: number) => Buffer.from(JSON.stringify(delivery(hooks[0].uuid, hooks[0].definition.name, height, SIZES[size].tx)));
 		const bodies = { small: body('small', 1001), large: body('large', 1002) };
@@ -234,14 +262,15 @@ export async function deliveryRows(rounds: number, log: (msg: string) => void): 
 		/** One batch: post, wait for every execution, check them; the figures. */
 		const batch = async (target: Target, size: Size, n: number): Promise<BatchFigures> => {
 			const { tx } = SIZES[size];
+			const expected = target.items(tx);
 			const before = lastId;
 			const posted = await blast(n8n, target.url, bodies[size], n, CONCURRENCY, SECRET);
 			const ok = posted.statuses.filter((s) => s === 200).length;
 			accepted[target.variant] += ok;
 			if (ok !== n) problems.push(`${target.variant} ${size}: ${n - ok} of ${n} deliveries answered ${[...new Set(posted.statuses)].join('/')}`);
-			if (target.variant === 'trigger') {
-				const wrong = posted.bodies.filter((b) => b !== JSON.stringify({ received: true, items: tx })).length;
-				if (wrong) problems.push(`trigger ${size}: ${wrong} answers were not {received:true, items:${tx}}`);
+			if (target.answers) {
+				const wrong = posted.bodies.filter((b) => b !== JSON.stringify({ received: true, items: expected })).length;
+				if (wrong) problems.push(`${target.variant} ${size}: ${wrong} answers were not {received:true, items:${expected}}`);
 			}
 			const done = await waitForNew(n8n, target.workflowId, before, ok);
 			const stoppedAt = Math.max(...done.map((e) => Date.parse(e.stoppedAt!)));
@@ -250,8 +279,8 @@ export async function deliveryRows(rounds: number, log: (msg: string) => void): 
 			if (withData.length !== ok) problems.push(`${target.variant} ${size}: ${ok} deliveries accepted, ${withData.length} executions`);
 			for (const execution of withData) {
 				const items = itemCount(execution, target.itemsNode);
-				if (execution.status !== 'success' || items !== tx) {
-					problems.push(`${target.variant} ${size}: execution ${execution.id} ${execution.status} with ${items} items (expected ${tx})`);
+				if (execution.status !== 'success' || items !== expected) {
+					problems.push(`${target.variant} ${size}: execution ${execution.id} ${execution.status} with ${items} items (expected ${expected})`);
 				}
 			}
 			lastId = Math.max(lastId, ...withData.map((e) => Number(e.id)));
@@ -283,16 +312,16 @@ export async function deliveryRows(rounds: number, log: (msg: string) => void): 
 			}
 			// Warm-up (not reported): compiles the code paths and starts the Code node's task runner.
 			log(`${config.label}: warm-up`);
-			for (const variant of ['trigger', 'webhook'] as const) {
+			for (const variant of VARIANTS) {
 				await batch(targets[variant], 'small', 10);
 				await batch(targets[variant], 'large', 1);
 				await rejectedBatch(targets[variant], 5);
 			}
-			const sides = () => ({ trigger: [], webhook: [] });
+			const sides = () => ({ trigger: [], webhook: [], floor: [] });
 			const figures: ConfigFigures = { small: sides(), large: sides(), rejected: sides(), statuses: sides() };
 			for (let round = 1; round <= rounds; round++) {
-				// A/B, then B/A: neither side always goes first.
-				const order: Variant[] = round % 2 ? ['trigger', 'webhook'] : ['webhook', 'trigger'];
+				// A/B/C, then C/B/A: no side always goes first, or always follows the same one.
+				const order: Variant[] = round % 2 ? [...VARIANTS] : [...VARIANTS].reverse();
 				for (const size of ['small', 'large'] as const) {
 					for (const variant of order) {
 						const t0 = performance.now();
@@ -316,20 +345,22 @@ export async function deliveryRows(rounds: number, log: (msg: string) => void): 
 
 		// Nothing more than the accepted deliveries ran (rejected ones started nothing).
 		await sleep(1500);
-		const executions: Record<Variant, number> = { trigger: 0, webhook: 0 };
-		for (const variant of ['trigger', 'webhook'] as const) {
+		const executions: Record<Variant, number> = { trigger: 0, webhook: 0, floor: 0 };
+		for (const variant of VARIANTS) {
 			executions[variant] = (await executionsAfter(n8n, targets[variant].workflowId, 0, false)).length;
 			if (executions[variant] !== accepted[variant]) problems.push(`${variant}: ${accepted[variant]} accepted deliveries but ${executions[variant]} executions`);
 		}
 		rows.push({
 			id: '1d', what: 'n8n: correctness — one successful execution per accepted delivery, right item count',
-			figure: `${executions.trigger}/${accepted.trigger}`, reference: `Webhook+Code ${executions.webhook}/${accepted.webhook}`, ratio: NaN,
+			figure: `${executions.trigger}/${accepted.trigger}`,
+			reference: `Webhook+Code ${executions.webhook}/${accepted.webhook}, floor ${executions.floor}/${accepted.floor}`,
+			ratio: NaN,
 			target: 'all, exactly', verdict: problems.length === 0 ? 'PASS' : 'FAIL',
 			raw:
 				(problems.length === 0
-					? 'all configurations, warm-ups and rounds: every execution checked from its saved data (status success; trigger output / Code node output = transactions in the delivery), every trigger answer {received: true, items: n}; rejected deliveries started none'
+					? 'all configurations, warm-ups and rounds: every execution checked from its saved data (status success; trigger output / Code node output = transactions in the delivery, floor output = 1 item), every trigger answer {received: true, items: n}, every floor answer {received: true, items: 1}; rejected deliveries started none'
 					: `PROBLEMS: ${problems.slice(0, 10).join('; ')}`) +
-				`. n8n's default execution saving stays on for both (needed to check every count, and the same work on both sides)`,
+				`. n8n's default execution saving stays on for all three (needed to check every count, and the same work on every side)`,
 		});
 		return rows;
 	} finally {
@@ -339,7 +370,12 @@ export async function deliveryRows(rounds: number, log: (msg: string) => void): 
 	}
 }
 
-/** One configuration's rows (a, b: throughput and p99 per size; c: rejected), the trigger's figure beside Webhook+Code's, medians over the rounds. */
+/**
+ * One configuration's rows, medians over the rounds: a, b (throughput and p99 per size) and c
+ * (rejected), the trigger beside Webhook+Code; a.1f, a.2f and cf, the trigger beside the floor,
+ * within FLOOR_SLACK. No b rows against the floor: it outputs one item where the other two split
+ * 500 transactions, so only its 1-tx and rejected figures are the same work.
+ */
 function configRows(prefix: string, where: string, rounds: number, f: ConfigFigures, bodies: Record<Size, Buffer>): Row[] {
 	const vs = (id: string, what: string, t: number, w: number, show: (v: number) => string, higherIsBetter: boolean, raw: string): Row => ({
 		id, what: `${where}: ${what}`,
@@ -347,28 +383,54 @@ function configRows(prefix: string, where: string, rounds: number, f: ConfigFigu
 		target: higherIsBetter ? '≥ 1.0×' : '≤ 1.0×', verdict: verdict(higherIsBetter ? t >= w : t <= w),
 		raw,
 	});
+	const vsFloor = (id: string, what: string, t: number, fl: number, show: (v: number) => string, higherIsBetter: boolean, raw: string): Row => ({
+		id, what: `${where}: ${what}, against the floor`,
+		figure: show(t), reference: `floor ${show(fl)}`, ratio: t / fl,
+		target: `within ${FLOOR_SLACK}×`, verdict: verdict(higherIsBetter ? t * FLOOR_SLACK >= fl : t <= fl * FLOOR_SLACK),
+		raw,
+	});
 	const list = (values: number[], digits: number) => values.map((v) => v.toFixed(digits)).join(', ');
+	/** The floor's own figure beside Webhook+Code's, for the raw numbers. */
+	const floorCost = (fl: number, w: number, show: (v: number) => string) =>
+		`The floor vs Webhook+Code (what n8n itself costs a community trigger): ${show(fl)} vs ${show(w)} (${fmtRatio(fl / w)})`;
 	const rows = (['small', 'large'] as const).flatMap((size) => {
-		const { trigger, webhook } = f[size];
-		const of = (key: keyof BatchFigures) => ({ t: trigger.map((b) => b[key]), w: webhook.map((b) => b[key]) });
+		const { trigger, webhook, floor } = f[size];
+		const of = (key: keyof BatchFigures) => ({ t: trigger.map((b) => b[key]), w: webhook.map((b) => b[key]), f: floor.map((b) => b[key]) });
 		const [tput, answered, p50, p99] = [of('perSecond'), of('answeredPerSecond'), of('p50'), of('p99')];
 		const id = `${prefix}${size === 'small' ? 'a' : 'b'}`;
 		const label = `${SIZES[size].n} × ${SIZES[size].tx}-tx deliveries (${fmtBytes(bodies[size].length)}), concurrency ${CONCURRENCY}`;
+		const perSecond = (v: number) => `${v.toFixed(1)}/s`;
+		const tputRaw =
+			`completed deliveries/s (first POST → last of their executions stopped), median of ${rounds} rounds: ` +
+			`trigger ${list(tput.t, 1)}; Webhook+Code ${list(tput.w, 1)}; floor ${list(tput.f, 1)}. ` +
+			`Answered/s (first POST → last answer): ${median(answered.t).toFixed(1)} vs ${median(answered.w).toFixed(1)} vs floor ${median(answered.f).toFixed(1)}`;
+		const p99Raw =
+			`POST → answer, median over rounds of each round's p99 (trigger ${list(p99.t, 1)}; Webhook+Code ${list(p99.w, 1)}; floor ${list(p99.f, 1)} ms); ` +
+			`p50 ${fmtMs(median(p50.t))} vs ${fmtMs(median(p50.w))} vs floor ${fmtMs(median(p50.f))}`;
+		if (size === 'large') {
+			const info = ` (the floor outputs 1 item here, not ${SIZES[size].tx}: not compared)`;
+			return [
+				vs(`${id}.1`, `${label}: throughput`, median(tput.t), median(tput.w), perSecond, true, tputRaw + info),
+				vs(`${id}.2`, `${label}: p99 latency`, median(p99.t), median(p99.w), fmtMs, false, p99Raw + info),
+			];
+		}
 		return [
-			vs(`${id}.1`, `${label}: throughput`, median(tput.t), median(tput.w), (v) => `${v.toFixed(1)}/s`, true,
-				`completed deliveries/s (first POST → last of their executions stopped), median of ${rounds} rounds: ` +
-					`trigger ${list(tput.t, 1)}; Webhook+Code ${list(tput.w, 1)}. ` +
-					`Answered/s (first POST → last answer): ${median(answered.t).toFixed(1)} vs ${median(answered.w).toFixed(1)}`),
-			vs(`${id}.2`, `${label}: p99 latency`, median(p99.t), median(p99.w), fmtMs, false,
-				`POST → answer, median over rounds of each round's p99 (trigger ${list(p99.t, 1)}; Webhook+Code ${list(p99.w, 1)} ms); ` +
-					`p50 ${fmtMs(median(p50.t))} vs ${fmtMs(median(p50.w))}`),
+			vs(`${id}.1`, `${label}: throughput`, median(tput.t), median(tput.w), perSecond, true, tputRaw),
+			vsFloor(`${id}.1f`, `${label}: throughput`, median(tput.t), median(tput.f), perSecond, true,
+				`throughput ≥ 1/${FLOOR_SLACK} of the floor's; the figures of ${id}.1. ${floorCost(median(tput.f), median(tput.w), perSecond)}`),
+			vs(`${id}.2`, `${label}: p99 latency`, median(p99.t), median(p99.w), fmtMs, false, p99Raw),
+			vsFloor(`${id}.2f`, `${label}: p99 latency`, median(p99.t), median(p99.f), fmtMs, false,
+				`p99 ≤ ${FLOOR_SLACK}× the floor's; the figures of ${id}.2. ${floorCost(median(p99.f), median(p99.w), fmtMs)}`),
 		];
 	});
 	const { rejected, statuses } = f;
 	rows.push(
 		vs(`${prefix}c`, 'rejected delivery (wrong secret), one at a time', median(rejected.trigger), median(rejected.webhook), fmtMs, false,
 			`median latency of ${REJECTED_N} sequential POSTs per round, median of ${rounds} rounds ` +
-				`(trigger ${list(rejected.trigger, 2)}; Webhook+Code ${list(rejected.webhook, 2)} ms); answered ${statuses.trigger.join('/')} vs ${statuses.webhook.join('/')}`),
+				`(trigger ${list(rejected.trigger, 2)}; Webhook+Code ${list(rejected.webhook, 2)}; floor ${list(rejected.floor, 2)} ms); ` +
+				`answered ${statuses.trigger.join('/')} vs ${statuses.webhook.join('/')} vs floor ${statuses.floor.join('/')}`),
+		vsFloor(`${prefix}cf`, 'rejected delivery (wrong secret), one at a time', median(rejected.trigger), median(rejected.floor), fmtMs, false,
+			`latency ≤ ${FLOOR_SLACK}× the floor's; the figures of ${prefix}c. ${floorCost(median(rejected.floor), median(rejected.webhook), fmtMs)}`),
 	);
 	return rows;
 }

@@ -5,7 +5,8 @@
  * check fails (a FAIL row) or a part cannot run, not when a figure misses its target.
  *
  *   1. deliveries inside a real n8n (HTTPS, the packed package installed): Stacks Hooks Trigger
- *      against n8n's Webhook node + a Code node doing the same split      (n8n-delivery.ts)
+ *      against n8n's Webhook node + a Code node doing the same split, and against the floor, the
+ *      cheapest community trigger n8n allows                               (n8n-delivery.ts, floor/)
  *   2. the trigger's webhook() in process, against JSON.parse of the body  (engine.ts)
  *   3. getAll / Return All over 600 hooks at 50 ms per request               (engine.ts)
  *   4. 300 items of enable against a request budget per window              (engine.ts)
@@ -38,10 +39,17 @@ async function engine(section: string, nodeFlags: string[] = []): Promise<Row[]>
 
 /** How part 1 is run: printed under the table, whatever the outcome. */
 const METHOD = [
-	'Part 1 posts the same deliveries (keep-alive HTTPS, concurrency 10) to two workflows in one n8n 2.41.1: the Stacks Hooks Trigger ' +
-		'(typeVersion 1.1, as n8n adds it now) alone, and n8n\'s Webhook node (POST, respond on received, header auth with the consumer ' +
-		'secret) followed by a Code node that splits the delivery into the same per-transaction items; A/B then B/A over the rounds, medians ' +
-		'reported. n8n keeps its default of saving every execution, and every execution is checked.',
+	'Part 1 posts the same deliveries (keep-alive HTTPS, concurrency 10) to three workflows in one n8n 2.41.1: the Stacks Hooks Trigger ' +
+		'(typeVersion 1.1, as n8n adds it now) alone; n8n\'s Webhook node (POST, respond on received, header auth with the consumer ' +
+		'secret) followed by a Code node that splits the delivery into the same per-transaction items; and the floor, alone. ' +
+		'A/B/C then C/B/A over the rounds, medians reported. n8n keeps its default of saving every execution, and every execution is checked. ' +
+		'The Stacks credential holds no consumer secret: the trigger reads the account\'s from the emulator at activation.',
+	'The floor is the cheapest community trigger n8n 2.41 allows: a package of its own (plain JS, no dependencies, test/tools/bench/floor/) ' +
+		'packed and installed like the Stacks package, one node of typeVersion 1.1 with one POST webhook answered on receipt, no credential ' +
+		'and no parameter; webhook() compares the x-hook-consumer-secret header with a constant, answers 401 or {received: true, items: 1} ' +
+		'itself, and outputs one empty item. What it costs is what n8n charges any community trigger per delivery; rows …f hold the ' +
+		'Stacks Hooks Trigger within 1.05× of it (only 1-tx and rejected deliveries: on 500-tx ones the floor does not do the same work), ' +
+		'and their raw numbers give the floor beside Webhook+Code.',
 	'It runs twice on the same user folder: with n8n\'s defaults, then with N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true. With its defaults ' +
 		'n8n 2.41 sets up a fresh sandboxed expression isolate (a pool of one) for every webhook request to any node but its own Webhook ' +
 		'node, which it exempts, and again to load a credential and to start an execution; with the setting, only when an expression needs one.',

@@ -1,0 +1,50 @@
+/**
+ * The floor's community package (see FloorTrigger.node.js), made at bench time in a temporary
+ * folder (removed at exit) and packed with `npm pack` like the Stacks package: what n8n installs
+ * is the same kind of thing on both sides.
+ */
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+
+import { packPackage } from '../../../support/n8n/package';
+import { atExit } from '../../../support/n8n/process';
+import { REPO_DIR } from '../../../support/paths';
+import { SECRET } from '../payloads';
+
+export const FLOOR_PACKAGE = 'n8n-nodes-bench-floor';
+/** The node's type as n8n names it in workflows. */
+export const FLOOR_TYPE = `${FLOOR_PACKAGE}.floorTrigger`;
+
+const NODE_FILE = 'FloorTrigger.node.js';
+/** Read from the sources: tsc compiles only .ts into .build/. */
+const NODE_SOURCE = path.join(REPO_DIR, 'test', 'tools', 'bench', 'floor', NODE_FILE);
+
+/** The packed floor package (a .tgz path). */
+export async function packFloor(): Promise<string> {
+	const source = fs.readFileSync(NODE_SOURCE, 'utf8');
+	if (!source.includes(`'${SECRET}'`)) throw new Error(`${NODE_SOURCE} does not hold payloads.ts's SECRET: write the current one in`);
+	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stacks-hooks-bench-floor-'));
+	atExit(() => fs.rmSync(dir, { recursive: true, force: true }));
+	const manifest = path.join(dir, 'package.json');
+	fs.writeFileSync(
+		manifest,
+		JSON.stringify({
+			name: FLOOR_PACKAGE,
+			version: '1.0.0',
+			description: 'Benchmark floor of n8n-nodes-stacks-hooks: the cheapest community trigger',
+			keywords: ['n8n-community-node-package'],
+			license: 'MIT',
+			files: ['dist'],
+			n8n: { n8nNodesApiVersion: 1, credentials: [], nodes: [`dist/nodes/${NODE_FILE}`] },
+		}, null, 2) + '\n',
+	);
+	const built = path.join(dir, 'dist', 'nodes', NODE_FILE);
+	fs.mkdirSync(path.dirname(built), { recursive: true });
+	fs.writeFileSync(built, source);
+	// packPackage runs `npm run build` unless every dist/*.js is at least as new as package.json:
+	// there is no build here, so the manifest is dated a minute back to leave no doubt.
+	const aMinuteAgo = new Date(Date.now() - 60_000);
+	fs.utimesSync(manifest, aMinuteAgo, aMinuteAgo);
+	return packPackage(dir);
+}
