@@ -11,17 +11,15 @@ import type { IDataObject } from 'n8n-workflow';
 import { checkDelivery, type DeliveryPayload } from '../../emulator';
 import { delivery, mutatedDelivery } from '../../support/deliveryArbitraries';
 import {
-	ALICE,
 	CONSUMER_SECRET,
 	credentialsFor,
 	credentialTypes,
 	emu,
-	runHookMethod,
+	activateTrigger,
 	runWebhook,
-	stxTransferFrom,
+	triggerParameters,
 	triggerNode,
 	useEmulator,
-	WEBHOOK,
 } from '../../support/engine/fixtures';
 import { propertyParameters, replayHint } from '../../support/properties';
 
@@ -32,14 +30,11 @@ jest.setTimeout(10 * 60_000);
 const RUNS = 10_000;
 /** The official schema is checked (slowly, interpreted) on deliveries up to this many transactions. */
 const ORACLE_MAX_TRANSACTIONS = 60;
-const parameters = { events: stxTransferFrom(ALICE), hookName: '', output: 'transaction', rollbacks: 'include', options: {} };
+const parameters = triggerParameters();
 let activated: IDataObject;
 
 beforeAll(async () => {
-	activated = {};
-	const hook = (method: 'checkExists' | 'create') =>
-		runHookMethod({ nodeType: triggerNode, credentialTypes, credentials: credentialsFor(emu), parameters, method, webhookUrl: WEBHOOK, staticData: activated });
-	if (!(await hook('checkExists'))) await hook('create');
+	activated = await activateTrigger();
 });
 
 const post = (body: unknown) =>

@@ -13,7 +13,10 @@ import {
 	credentialsFor,
 	credentialTypes,
 	emu,
-	runHookMethod,
+	activateTrigger,
+	runTriggerHook,
+	triggerParameters,
+	type TriggerHookOptions,
 	runWebhook,
 	stxTransferFrom,
 	triggerNode,
@@ -23,38 +26,14 @@ import {
 
 useEmulator();
 
-const parameters = (overrides: INodeParameters = {}): INodeParameters => ({
-	events: stxTransferFrom(ALICE),
-	hookName: '',
-	output: 'transaction',
-	rollbacks: 'include',
-	options: {},
-	...overrides,
-});
+const parameters = triggerParameters;
 
-function lifecycle(
-	method: 'checkExists' | 'create' | 'delete',
-	staticData: IDataObject,
-	opts: { parameters?: INodeParameters; webhookUrl?: string; mode?: 'trigger' | 'manual'; credentials?: IDataObject } = {},
-) {
-	return runHookMethod({
-		nodeType: triggerNode,
-		credentialTypes,
-		credentials: credentialsFor(emu, opts.credentials),
-		parameters: opts.parameters ?? parameters(),
-		method,
-		webhookUrl: opts.webhookUrl ?? WEBHOOK,
-		staticData,
-		mode: opts.mode ?? 'trigger',
-		workflowName: 'Payments',
-		workflowId: 'wf42',
-	});
-}
-
-/** What n8n does on activation: create only when checkExists said no. */
-async function activate(staticData: IDataObject, opts: Parameters<typeof lifecycle>[2] = {}) {
-	if (!(await lifecycle('checkExists', staticData, opts))) await lifecycle('create', staticData, opts);
-}
+/** The trigger's webhook methods; `credentials` here are fields overriding the fixture account's. */
+type Options = Omit<TriggerHookOptions, 'credentials'> & { credentials?: IDataObject };
+const lifecycle = (method: 'checkExists' | 'create' | 'delete', staticData: IDataObject, opts: Options = {}) =>
+	runTriggerHook(method, staticData, { ...opts, credentials: credentialsFor(emu, opts.credentials) });
+const activate = (staticData: IDataObject, opts: Options = {}) =>
+	activateTrigger(staticData, { ...opts, credentials: credentialsFor(emu, opts.credentials) });
 
 describe('activation', () => {
 	it('registers one enabled http_post hook to the webhook URL and remembers its UUID', async () => {

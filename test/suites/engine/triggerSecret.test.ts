@@ -15,9 +15,10 @@ import {
 	credentialsFor,
 	credentialTypes,
 	emu,
-	runHookMethod,
+	activateTrigger,
+	runTriggerHook,
+	triggerParameters,
 	runWebhook,
-	stxTransferFrom,
 	triggerNode,
 	useEmulator,
 	WEBHOOK,
@@ -27,7 +28,7 @@ useEmulator();
 
 const OTHER_SECRET = 'abad1dea'.repeat(8);
 const MINUTE = 60_000;
-const parameters = { events: stxTransferFrom(ALICE), hookName: '', output: 'transaction', rollbacks: 'include', options: {} };
+const parameters = triggerParameters();
 
 let workflowCount = 0;
 /** Each test is another workflow: the trigger keeps its once-a-minute budget per workflow, in memory. */
@@ -55,24 +56,8 @@ function credentials() {
 }
 
 const lifecycle = (method: 'checkExists' | 'create' | 'delete', staticData: IDataObject) =>
-	runHookMethod({
-		nodeType: triggerNode,
-		credentialTypes,
-		credentials: credentials(),
-		parameters,
-		method,
-		webhookUrl: WEBHOOK,
-		staticData,
-		mode: 'trigger',
-		workflowName: 'Payments',
-		workflowId,
-	});
-
-/** What n8n does on activation (and at start-up): create only when checkExists said no. */
-async function activate(staticData: IDataObject = {}): Promise<IDataObject> {
-	if (!(await lifecycle('checkExists', staticData))) await lifecycle('create', staticData);
-	return staticData;
-}
+	runTriggerHook(method, staticData, { credentials: credentials(), workflowId });
+const activate = (staticData: IDataObject = {}) => activateTrigger(staticData, { credentials: credentials(), workflowId });
 
 const body = {
 	chainhook: { uuid: '9a7c1e52-3f0b-4d8e-a1c2-5b6d7e8f9a0b', name: 'payments' },

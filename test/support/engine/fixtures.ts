@@ -5,7 +5,7 @@ import { StacksHooksApi } from '../../../credentials/StacksHooksApi.credentials'
 import { StacksHooks } from '../../../nodes/StacksHooks/StacksHooks.node';
 import { StacksHooksTrigger } from '../../../nodes/StacksHooksTrigger/StacksHooksTrigger.node';
 import { type Emulator, startEmulator } from '../../emulator';
-import { runHookMethod, runListSearch, runNode, runWebhook } from './harness';
+import { type CredentialsMap, runHookMethod, runListSearch, runNode, runWebhook } from './harness';
 
 export const API_KEY = 'engine-test-key';
 export const CONSUMER_SECRET = 'c0ffee'.repeat(10) + 'abcd';
@@ -64,6 +64,42 @@ export const hookById = (id: string) => ({ __rl: true, mode: 'id', value: id });
 
 export function stxTransferFrom(sender: string) {
 	return { filter: [{ type: 'stx_transfer', sender }] };
+}
+
+/** The trigger's parameters as n8n saves them: STX transfers from ALICE, one item per transaction. */
+export function triggerParameters(overrides: INodeParameters = {}): INodeParameters {
+	return { events: stxTransferFrom(ALICE), hookName: '', output: 'transaction', rollbacks: 'include', options: {}, ...overrides };
+}
+
+export interface TriggerHookOptions {
+	parameters?: INodeParameters;
+	webhookUrl?: string;
+	mode?: 'trigger' | 'manual';
+	/** The whole credentials map (default: credentialsFor(emu)). */
+	credentials?: CredentialsMap;
+	workflowId?: string;
+}
+
+/** One of the trigger's webhook methods, as n8n runs it for the workflow "Payments" (wf42) at WEBHOOK. */
+export function runTriggerHook(method: 'checkExists' | 'create' | 'delete', staticData: IDataObject, opts: TriggerHookOptions = {}) {
+	return runHookMethod({
+		nodeType: triggerNode,
+		credentialTypes,
+		credentials: opts.credentials ?? credentialsFor(emu),
+		parameters: opts.parameters ?? triggerParameters(),
+		method,
+		webhookUrl: opts.webhookUrl ?? WEBHOOK,
+		staticData,
+		mode: opts.mode ?? 'trigger',
+		workflowName: 'Payments',
+		workflowId: opts.workflowId ?? 'wf42',
+	});
+}
+
+/** What n8n does on activation and at start-up: create only when checkExists said no. */
+export async function activateTrigger(staticData: IDataObject = {}, opts: TriggerHookOptions = {}): Promise<IDataObject> {
+	if (!(await runTriggerHook('checkExists', staticData, opts))) await runTriggerHook('create', staticData, opts);
+	return staticData;
 }
 
 /** Registers a hook through the node (fields mode) and returns its record. */
