@@ -10,15 +10,12 @@ import type { IDataObject } from 'n8n-workflow';
 import {
 	ALICE,
 	API_KEY,
-	credentialsFor,
-	credentialTypes,
 	emu,
 	hookById,
 	registerThroughNode,
 	runAction,
-	runHookMethod,
+	runTriggerHook,
 	stxTransferFrom,
-	triggerNode,
 	useEmulator,
 	WEBHOOK,
 } from '../../support/engine/fixtures';
@@ -146,19 +143,16 @@ describe('registration through the action node', () => {
 });
 
 describe("the trigger's registration", () => {
-	const create = (staticData: IDataObject) =>
-		runHookMethod({
-			nodeType: triggerNode,
-			credentialTypes,
-			credentials: credentialsFor(emu),
-			parameters: { events: stxTransferFrom(ALICE), hookName: '', output: 'transaction', rollbacks: 'include', options: {} },
-			method: 'create',
-			webhookUrl: WEBHOOK,
-			staticData,
-			mode: 'trigger',
-			workflowName: 'Payments',
-			workflowId: 'wf42',
-		});
+	const create = (staticData: IDataObject) => runTriggerHook('create', staticData);
+	/** Runs create: it must succeed and leave exactly one hook at the service, enabled and remembered by its UUID. */
+	async function createLeavesOneEnabledRememberedHook(): Promise<void> {
+		const staticData: IDataObject = {};
+		expect(await create(staticData)).toBe(true);
+		const hooks = emu.hooks(API_KEY);
+		expect(hooks).toHaveLength(1);
+		expect(hooks[0].status.enabled).toBe(true);
+		expect(staticData.production).toEqual({ hookId: hooks[0].uuid, webhookUrl: WEBHOOK });
+	}
 	const registrations = () => requests('POST').filter((request) => request.path.endsWith('/me/'));
 	const registration = { method: 'POST', path: /\/me\/$/ };
 
@@ -166,24 +160,14 @@ describe("the trigger's registration", () => {
 		'adopts the hook the service registered when the answer was lost (%s): exactly one, enabled, remembered',
 		async (drop) => {
 			emu.dropNext(1, drop, { match: registration, afterServing: true });
-			const staticData: IDataObject = {};
-			expect(await create(staticData)).toBe(true);
-			const hooks = emu.hooks(API_KEY);
-			expect(hooks).toHaveLength(1);
-			expect(hooks[0].status.enabled).toBe(true);
-			expect(staticData.production).toEqual({ hookId: hooks[0].uuid, webhookUrl: WEBHOOK });
+			await createLeavesOneEnabledRememberedHook();
 			expect(registrations()).toHaveLength(1);
 		},
 	);
 
 	it('registers once more when the first attempt was lost before the service registered anything', async () => {
 		emu.dropNext(1, 'reset', { match: registration });
-		const staticData: IDataObject = {};
-		expect(await create(staticData)).toBe(true);
-		const hooks = emu.hooks(API_KEY);
-		expect(hooks).toHaveLength(1);
-		expect(hooks[0].status.enabled).toBe(true);
-		expect(staticData.production).toEqual({ hookId: hooks[0].uuid, webhookUrl: WEBHOOK });
+		await createLeavesOneEnabledRememberedHook();
 		expect(registrations()).toHaveLength(2);
 	});
 
