@@ -12,7 +12,7 @@ import { CONTROL_PREFIX, CONTROL_ROUTES, isLoopback, type EmulatorState } from '
 import { buildPayload, deliveryHeaders, DeliveryClient } from './delivery';
 import { errorBody, HttpError, jsonBody, readBody, route, send, type Reply } from './http';
 import { Faults, RateLimiter, type Fault, type RateDecision } from './limits';
-import { recordEvaluation, recordOccurrence, Store, type Account } from './store';
+import { interrupt, isDelivering, recordDeliveryOutcome, recordEvaluation, recordOccurrence, Store, type Account } from './store';
 import type { ConfigPatch, DeliveryReport, Direction, EmulatorOptions, FaultOptions, HookRecord, RateLimit, RecordedRequest } from './types';
 import type { DefinitionRules } from './validation';
 
@@ -72,6 +72,7 @@ export class Emulator {
 			retryAfterSeconds: options.retryAfterSeconds,
 			latencyMs: options.latencyMs ?? 0,
 			maxHooksPerAccount: options.maxHooksPerAccount ?? 1000,
+			interruptAfterFailures: options.interruptAfterFailures ?? 3,
 			secretHeader: options.secretHeader ?? 'x-hook-consumer-secret',
 		};
 	}
@@ -150,7 +151,14 @@ export class Emulator {
 		this.store.accountOrDefault(apiKey).secret = secret;
 	}
 
-	/** Stores the block (by height) and delivers it to every enabled matching hook; resolves when all POSTs finished. */
+	/** The service interrupting the hook (as after failed deliveries): `enabled` stays true, nothing is delivered until it is enabled again. */
+	interruptHook(uuid: string): void {
+		const hook = [...this.store.accounts.values()].map((account) => account.hooks.get(uuid)).find((found) => found !== undefined);
+		if (!hook) throw new Error(`no hook ${uuid}`);
+		interrupt(hook);
+	}
+
+	/** Stores the block (by height) and delivers it to every delivering (enabled, not interrupted) matching hook; resolves when all POSTs finished. */
 	injectBlock(input: BlockInput | Block): Promise<DeliveryReport[]> {
 		const block = toBlock(input);
 		this.store.putBlock(block);
@@ -195,7 +203,7 @@ export class Emulator {
 
 	private async dispatch(block: Block, direction: Direction): Promise<DeliveryReport[]> {
 		const targets = [...this.store.accounts.values()].flatMap((account) =>
-			[...account.hooks.values()].filter((hook) => hook.status.enabled && hook.definition.network === this.rules.network).map((hook) => ({ account, hook })),
+			[...account.hooks.values()].filter((hook) => isDelivering(hook) && hook.definition.network === this.rules.network).map((hook) => ({ account, hook })),
 		);
 		const reports = await Promise.all(targets.map(({ account, hook }) => this.deliver(account, hook, block, direction)));
 		return reports.filter((report): report is DeliveryReport => report !== null);
@@ -212,6 +220,7 @@ export class Emulator {
 		const report: DeliveryReport = { hookUuid: hook.uuid, url, ...result, payload, at: Date.now(), blockHeight, direction };
 		this.deliveries.push(report);
 		if (result.error === undefined) recordOccurrence(hook, blockHeight, report.at);
+		recordDeliveryOutcome(hook, result.error === undefined, this.config.interruptAfterFailures);
 		return report;
 	}
 

@@ -82,6 +82,34 @@ export class Store {
 export function setEnabled(hook: HookRecord, enabled: boolean): void {
 	hook.status.enabled = enabled;
 	if (enabled && (hook.status.status === 'new' || hook.status.status === 'interrupted')) hook.status.status = 'streaming';
+	if (enabled) failuresInARow.delete(hook);
+}
+
+/*
+ * How a hook stops delivering, as the real service does it:
+ * - disabled: `enabled` false (PATCH .../enabled by anyone holding the API key);
+ * - interrupted: after `interruptAfterFailures` failed deliveries in a row the status becomes
+ *   `interrupted` while `enabled` stays true; a new PATCH .../enabled {enabled: true} resumes it;
+ * - expired: its expire_after_* option was reached (status `expired`, `enabled` false);
+ * - deleted: DELETE /me/{uuid}, by hand or by any client.
+ */
+const failuresInARow = new WeakMap<HookRecord, number>();
+
+/** Whether blocks are evaluated and delivered for this hook. */
+export function isDelivering(hook: HookRecord): boolean {
+	return hook.status.enabled && hook.status.status !== 'interrupted' && hook.status.status !== 'expired';
+}
+
+/** Counts a failed delivery; the `limit`-th in a row interrupts the hook. A success starts the count again. */
+export function recordDeliveryOutcome(hook: HookRecord, delivered: boolean, limit: number): void {
+	const failures = delivered ? 0 : (failuresInARow.get(hook) ?? 0) + 1;
+	failuresInARow.set(hook, failures);
+	if (failures >= limit && hook.status.status !== 'expired') hook.status.status = 'interrupted';
+}
+
+/** The service interrupting a hook at once, as after failed deliveries. */
+export function interrupt(hook: HookRecord): void {
+	hook.status.status = 'interrupted';
 }
 
 function expireIfDue({ definition: { options }, status }: HookRecord): void {

@@ -30,6 +30,11 @@ export interface EmulatorOptions {
 	latencyMs?: number;
 	/** Default 1000. */
 	maxHooksPerAccount?: number;
+	/**
+	 * After this many failed deliveries in a row, a hook's status becomes `interrupted` and nothing more is
+	 * delivered to it, though `enabled` stays true; enabling it again resumes it. Default 3.
+	 */
+	interruptAfterFailures?: number;
 	/** How deliveries carry the consumer secret. Default 'x-hook-consumer-secret'; 'authorization' sends `Bearer <secret>`. */
 	secretHeader?: SecretHeader;
 	/** CA or certificate to trust for https deliveries (a self-signed receiver). */
@@ -40,7 +45,7 @@ export interface EmulatorOptions {
 	allowHttpWebhooks?: boolean;
 }
 
-export type ConfigPatch = Partial<Pick<EmulatorOptions, 'rateLimit' | 'retryAfterSeconds' | 'latencyMs' | 'maxHooksPerAccount' | 'secretHeader'>>;
+export type ConfigPatch = Partial<Pick<EmulatorOptions, 'rateLimit' | 'retryAfterSeconds' | 'latencyMs' | 'maxHooksPerAccount' | 'secretHeader' | 'interruptAfterFailures'>>;
 
 export interface RecordedRequest {
 	method: string;

@@ -216,6 +216,57 @@ describe('streaming deliveries', () => {
 	});
 });
 
+describe('how a hook stops delivering', () => {
+	const block = (height: number) => makeBlock({ height, transactions: [transfer(ALICE)] });
+
+	it('interrupts a hook after 3 failed deliveries in a row (enabled stays true) until it is enabled again', async () => {
+		const registered = await hook();
+		receiver.status = 500;
+		for (let height = 1; height <= 3; height++) expect(await emulator.injectBlock(block(height))).toHaveLength(1);
+		expect(emulator.hooks()[0].status).toMatchObject({ status: 'interrupted', enabled: true });
+		expect(await emulator.injectBlock(block(4))).toEqual([]);
+
+		receiver.status = 200;
+		expect((await api('PATCH', `/me/${registered.uuid}/enabled`, { enabled: true })).status).toBe(204);
+		expect(emulator.hooks()[0].status).toMatchObject({ status: 'streaming', enabled: true });
+		expect(await emulator.injectBlock(block(5))).toEqual([expect.objectContaining({ status: 200 })]);
+	});
+
+	it('counts failures in a row only: a success in between starts again', async () => {
+		await hook();
+		for (const [height, status] of [[1, 500], [2, 500], [3, 200], [4, 500], [5, 500]] as const) {
+			receiver.status = status;
+			await emulator.injectBlock(block(height));
+		}
+		expect(emulator.hooks()[0].status.status).toBe('streaming');
+	});
+
+	it('takes the number of failures from its options, and can interrupt a hook at once', async () => {
+		emulator.configure({ interruptAfterFailures: 1 });
+		try {
+			const [first, second] = [await hook(), await hook()];
+			receiver.status = 503;
+			await emulator.injectBlock(block(1));
+			expect(emulator.hooks().map((found) => found.status.status)).toEqual(['interrupted', 'interrupted']);
+			receiver.status = 200;
+			await api('PATCH', `/me/${first.uuid}/enabled`, { enabled: true });
+			await api('PATCH', `/me/${second.uuid}/enabled`, { enabled: true });
+			emulator.interruptHook(second.uuid);
+			expect((await emulator.injectBlock(block(2))).map((report) => report.hookUuid)).toEqual([first.uuid]);
+			expect(() => emulator.interruptHook('00000000-0000-4000-8000-000000000000')).toThrow('no hook');
+		} finally {
+			emulator.configure({ interruptAfterFailures: 3 });
+		}
+	});
+
+	it('delivers nothing to a disabled or deleted hook', async () => {
+		const [off, gone] = [await hook(), await hook()];
+		await api('PATCH', `/me/${off.uuid}/enabled`, { enabled: false });
+		await api('DELETE', `/me/${gone.uuid}`);
+		expect(await emulator.injectBlock(block(1))).toEqual([]);
+	});
+});
+
 describe('consumer secret header', () => {
 	it.each([
 		['authorization' as const, (secret: string) => `Bearer ${secret}`],
