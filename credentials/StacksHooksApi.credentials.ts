@@ -5,7 +5,7 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { CREDENTIAL_TYPE, NETWORK_NAMES, NETWORKS } from '../nodes/shared/constants';
+import { API_KEY_HEADER, CREDENTIAL_TYPE, NETWORK_NAMES, NETWORKS } from '../nodes/shared/constants';
 
 /** The public service's address of each network, as an object literal an expression can index. */
 const PUBLIC_BASE_URLS = JSON.stringify(Object.fromEntries(NETWORK_NAMES.map((network) => [network, NETWORKS[network].baseUrl])));
@@ -66,7 +66,7 @@ export class StacksHooksApi implements ICredentialType {
 		type: 'generic',
 		properties: {
 			headers: {
-				'x-api-key': '={{$credentials.apiKey}}',
+				[API_KEY_HEADER]: '={{$credentials.apiKey}}',
 			},
 		},
 	};

@@ -3,6 +3,8 @@ import type {
 	IHookFunctions,
 	INodeType,
 	INodeTypeDescription,
+	ITriggerFunctions,
+	ITriggerResponse,
 	IWebhookFunctions,
 	IWebhookResponseData,
 } from 'n8n-workflow';
@@ -15,7 +17,9 @@ import { isAuthentic } from './accountSecret';
 import { presentedSecrets } from './consumerSecret';
 import { deliveryToItems, type OutputMode, type RollbackMode } from './delivery';
 import { checkDeliveryShape } from './deliveryShape';
+import { DEFAULT_HEALTH_CHECK_MINUTES, startHealthChecks } from './healthCheck';
 import { checkExists, create, remove } from './lifecycle';
+import { handOverTestDelivery, testEventResponse } from './testEvents';
 
 export class StacksHooksTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -85,9 +89,28 @@ export class StacksHooksTrigger implements INodeType {
 				],
 				default: 'include',
 			},
-			hookOptionsProperty('trigger'),
+			hookOptionsProperty('trigger', {}, [
+				{
+					displayName: 'Health Check Interval (Minutes)',
+					name: 'healthCheckMinutes',
+					type: 'number',
+					typeOptions: { minValue: 0, numberPrecision: 2 },
+					default: DEFAULT_HEALTH_CHECK_MINUTES,
+					description:
+						'How often, while the workflow is active, the trigger checks that its hook still delivers, and enables it again or registers it again if it does not. One request per check. 0 turns the check off.',
+				},
+			]),
 		],
 	};
+
+	/**
+	 * Beside the webhook: n8n runs trigger() for every active workflow, at start-up and on activation, and
+	 * closes it on deactivation. Here it runs the health check (healthCheck.ts). In a test run (manual
+	 * mode) n8n calls it for the node's output instead: it emits the test delivery (testEvents.ts).
+	 */
+	async trigger(this: ITriggerFunctions): Promise<ITriggerResponse> {
+		return this.getMode() === 'manual' ? testEventResponse(this) : startHealthChecks(this);
+	}
 
 	webhookMethods = {
 		default: {
@@ -128,6 +151,8 @@ export class StacksHooksTrigger implements INodeType {
 		const response = answer(200, { received: true, items: items.length });
 		// Nothing left to output (e.g. only rollbacks, ignored): no execution.
 		if (items.length === 0) return response;
-		return { ...response, workflowData: [this.helpers.returnJsonArray(items)] };
+		const workflowData = [this.helpers.returnJsonArray(items)];
+		if (this.getMode() === 'manual') handOverTestDelivery(this, workflowData);
+		return { ...response, workflowData };
 	}
 }

@@ -6,7 +6,7 @@
  * deactivation. It never deletes a hook it did not register: only hooks
  * whose action URL is this node's own webhook URL are ever touched.
  */
-import type { IDataObject, IHookFunctions } from 'n8n-workflow';
+import type { IDataObject, IHookFunctions, ITriggerFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { buildDefinition } from '../shared/definition';
@@ -16,42 +16,61 @@ import type { Definition, Hook } from '../shared/schemas';
 import { type Connection, getConnection } from '../shared/transport/connection';
 import { asNodeError, isNotFound } from '../shared/transport/errors';
 import { keepSecret } from './accountSecret';
+import { inTurn } from './nodeTurns';
 
-interface StoredHook {
+/** The contexts that handle the node's hook: its webhook methods, and its trigger() (the health check). */
+export type HookOwner = IHookFunctions | ITriggerFunctions;
+
+export interface StoredHook {
 	hookId: string;
 	webhookUrl: string;
 }
 
 /** Test listening ("Listen for test event") and activation each keep their own hook. */
-function slotName(ctx: IHookFunctions): 'test' | 'production' {
+function slotName(ctx: HookOwner): 'test' | 'production' {
 	return ctx.getMode() === 'manual' ? 'test' : 'production';
 }
 
-function stored(ctx: IHookFunctions): StoredHook | undefined {
+export function stored(ctx: HookOwner): StoredHook | undefined {
 	const data = ctx.getWorkflowStaticData('node');
 	const slot = data[slotName(ctx)] as IDataObject | undefined;
 	return slot && typeof slot.hookId === 'string' ? (slot as unknown as StoredHook) : undefined;
 }
 
-function remember(ctx: IHookFunctions, hook: StoredHook | undefined): void {
+export function remember(ctx: HookOwner, hook: StoredHook | undefined): void {
 	const data = ctx.getWorkflowStaticData('node');
 	if (hook) data[slotName(ctx)] = { ...hook };
 	else delete data[slotName(ctx)];
 }
 
-export function defaultHookName(ctx: IHookFunctions): string {
+export function defaultHookName(ctx: HookOwner): string {
 	const workflow = ctx.getWorkflow();
 	return `n8n: ${workflow.name ?? 'workflow'} (${workflow.id ?? 'unsaved'})${slotName(ctx) === 'test' ? ' [test]' : ''}`;
 }
 
-function desiredDefinition(ctx: IHookFunctions, connection: Connection, webhookUrl: string): Definition {
-	const name = (ctx.getNodeParameter('hookName', '') as string).trim();
-	return buildDefinition(ctx.getNode(), {
-		name: name || defaultHookName(ctx),
-		webhookUrl,
-		network: connection.network,
+/** The node's parameters that make up its hook. */
+export interface HookParameters {
+	hookName: string;
+	events: IDataObject;
+	options: IDataObject;
+}
+
+/** Read when n8n runs the node (activation, trigger()): the health check later runs outside any run, where expressions cannot be evaluated. */
+export function hookParameters(ctx: HookOwner): HookParameters {
+	return {
+		hookName: (ctx.getNodeParameter('hookName', '') as string).trim(),
 		events: ctx.getNodeParameter('events', {}) as IDataObject,
 		options: ctx.getNodeParameter('options', {}) as IDataObject,
+	};
+}
+
+export function desiredDefinition(ctx: HookOwner, connection: Connection, webhookUrl: string, params = hookParameters(ctx)): Definition {
+	return buildDefinition(ctx.getNode(), {
+		name: params.hookName || defaultHookName(ctx),
+		webhookUrl,
+		network: connection.network,
+		events: params.events,
+		options: params.options,
 	});
 }
 
@@ -77,7 +96,7 @@ function fingerprint(definition: Pick<Definition, 'name' | 'network' | 'filters'
 	});
 }
 
-function sameHook(hook: Hook, desired: Definition): boolean {
+export function sameHook(hook: Hook, desired: Definition): boolean {
 	return fingerprint(hook.definition as unknown as Definition) === fingerprint(desired);
 }
 
@@ -85,49 +104,79 @@ function webhookUrlOf(ctx: IHookFunctions): string {
 	return ctx.getNodeWebhookUrl('default') ?? '';
 }
 
-async function ensureEnabled(ctx: IHookFunctions, hook: Hook, connection: Connection): Promise<void> {
-	if (!hook.status.enabled) await setHookEnabled(ctx, hook.uuid, true, { connection });
+/** Why the hook does not deliver, or undefined when it does. */
+export function whyNotDelivering(hook: Hook): string | undefined {
+	if (!hook.status.enabled) return 'it had been disabled at the service';
+	if (hook.status.status === 'interrupted') return 'the service had interrupted it after failed deliveries';
+	return undefined;
+}
+
+/** Enables a disabled hook and resumes an interrupted one (the same PATCH does both), saying so once in n8n's log. */
+export async function ensureDelivering(ctx: HookOwner, hook: Hook, connection: Connection, when: string): Promise<void> {
+	const why = whyNotDelivering(hook);
+	if (!why) return;
+	await setHookEnabled(ctx, hook.uuid, true, { connection });
+	logHealed(ctx, `enabled hook ${hook.uuid} again ${when}: ${why}`);
+}
+
+/** One info line per repair, naming the workflow: what was healed and why. */
+export function logHealed(ctx: HookOwner, what: string): void {
+	const workflow = ctx.getWorkflow();
+	ctx.logger.info(`Stacks Hooks Trigger "${ctx.getNode().name}" of workflow "${workflow.name ?? ''}" (${workflow.id ?? ''}): ${what}`, {
+		workflowId: workflow.id,
+		nodeName: ctx.getNode().name,
+	});
 }
 
 export async function checkExists(this: IHookFunctions): Promise<boolean> {
-	const connection = await getConnection(this);
-	const webhookUrl = webhookUrlOf(this);
-	const desired = isHttpsUrl(webhookUrl) ? desiredDefinition(this, connection, webhookUrl) : undefined;
+	return await inTurn(this, async () => await checkExistsNow(this));
+}
 
-	const known = stored(this);
+async function checkExistsNow(ctx: IHookFunctions): Promise<boolean> {
+	const connection = await getConnection(ctx);
+	const webhookUrl = webhookUrlOf(ctx);
+	const desired = isHttpsUrl(webhookUrl) ? desiredDefinition(ctx, connection, webhookUrl) : undefined;
+
+	const known = stored(ctx);
 	if (known) {
 		let hook: Hook | undefined;
 		try {
-			hook = await getHook(this, known.hookId, { connection });
+			hook = await getHook(ctx, known.hookId, { connection });
 		} catch (error) {
-			if (!isNotFound(error)) throw asNodeError(this.getNode(), error);
+			if (!isNotFound(error)) throw asNodeError(ctx.getNode(), error);
 		}
 		if (hook && desired && sameHook(hook, desired)) {
-			await keepSecret(this, connection);
-			await ensureEnabled(this, hook, connection);
+			await keepSecret(ctx, connection);
+			await ensureDelivering(ctx, hook, connection, 'on activation');
 			return true;
 		}
 		// Gone, or registered with other parameters or for another URL: replace it, leaving nothing behind.
-		if (hook) await deleteQuietlyIfGone(this, hook.uuid, connection);
-		remember(this, undefined);
+		if (hook) await deleteQuietlyIfGone(ctx, hook.uuid, connection);
+		remember(ctx, undefined);
 	}
 	if (!desired) return false;
 
 	// Hooks posting to this very URL were registered by this node (n8n makes the URL unique to it)
 	// and then forgotten, e.g. with lost static data: adopt the one that fits, remove the stale rest.
-	const mine = (await listHooks(this, { connection })).filter((hook) => hook.definition.action.url === webhookUrl);
-	const keep = mine.find((hook) => sameHook(hook, desired));
-	for (const stale of mine) {
-		if (stale !== keep) await deleteQuietlyIfGone(this, stale.uuid, connection);
-	}
+	const keep = await keepOneOf(ctx, webhookUrl, desired, connection);
 	if (!keep) return false;
-	await keepSecret(this, connection);
-	await ensureEnabled(this, keep, connection);
-	remember(this, { hookId: keep.uuid, webhookUrl });
+	await keepSecret(ctx, connection);
+	await ensureDelivering(ctx, keep, connection, 'on activation');
+	remember(ctx, { hookId: keep.uuid, webhookUrl });
 	return true;
 }
 
-async function deleteQuietlyIfGone(ctx: IHookFunctions, uuid: string, connection: Connection): Promise<void> {
+/** The hooks posting to `webhookUrl`: the first with the wanted definition is kept, the others deleted. */
+export async function keepOneOf(ctx: HookOwner, webhookUrl: string, desired: Definition | undefined, connection: Connection): Promise<Hook | undefined> {
+	const mine = (await listHooks(ctx, { connection })).filter((hook) => hook.definition.action.url === webhookUrl);
+	const keep = desired ? mine.find((hook) => sameHook(hook, desired)) : undefined;
+	for (const stale of mine) {
+		if (stale !== keep) await deleteQuietlyIfGone(ctx, stale.uuid, connection);
+	}
+	return keep;
+}
+
+async function deleteQuietlyIfGone(ctx: HookOwner, uuid: string, connection: Connection): Promise<void> {
 	try {
 		await deleteHook(ctx, uuid, { connection });
 	} catch (error) {
@@ -148,7 +197,7 @@ function refusedByService(error: unknown): boolean {
  * that fails too its error is raised. If the service cannot even be listed, the first error is raised: the
  * next activation's checkExists adopts whatever got registered.
  */
-async function registerOnce(ctx: IHookFunctions, desired: Definition, webhookUrl: string, connection: Connection): Promise<Hook> {
+async function registerOnce(ctx: HookOwner, desired: Definition, webhookUrl: string, connection: Connection): Promise<Hook> {
 	try {
 		return await registerHook(ctx, desired, { connection });
 	} catch (error) {
@@ -164,47 +213,66 @@ async function registerOnce(ctx: IHookFunctions, desired: Definition, webhookUrl
 	}
 }
 
-export async function create(this: IHookFunctions): Promise<boolean> {
-	const connection = await getConnection(this);
-	const webhookUrl = webhookUrlOf(this);
-	if (!isHttpsUrl(webhookUrl)) {
-		throw new NodeOperationError(this.getNode(), `n8n's webhook URL (${webhookUrl}) is not HTTPS`, {
-			description:
-				'The service only posts to HTTPS addresses. Set WEBHOOK_URL to the public https:// address of this n8n (a reverse proxy with a certificate, or a tunnel) and restart n8n.',
-		});
-	}
-	// Before the hook exists: an account without a secret gets one before anything is delivered.
-	await keepSecret(this, connection);
-	const hook = await registerOnce(this, desiredDefinition(this, connection, webhookUrl), webhookUrl, connection);
+/**
+ * Registers and enables the hook for `webhookUrl` and remembers it. A registered hook that cannot be
+ * enabled is removed again: no orphan at the service.
+ */
+export async function registerEnabled(ctx: HookOwner, webhookUrl: string, connection: Connection, params?: HookParameters): Promise<Hook> {
+	const hook = await registerOnce(ctx, desiredDefinition(ctx, connection, webhookUrl, params), webhookUrl, connection);
 	try {
-		await setHookEnabled(this, hook.uuid, true, { connection });
+		await setHookEnabled(ctx, hook.uuid, true, { connection });
 	} catch (error) {
-		// A registered hook that cannot be enabled is removed again: no orphan at the service.
 		try {
-			await deleteQuietlyIfGone(this, hook.uuid, connection);
+			await deleteQuietlyIfGone(ctx, hook.uuid, connection);
 		} catch (cleanupError) {
-			throw new NodeOperationError(this.getNode(), error as Error, {
+			throw new NodeOperationError(ctx.getNode(), error as Error, {
 				description: `Enabling the new hook failed, and removing it failed too (${(cleanupError as Error).message}). Delete hook ${hook.uuid} with the Stacks Hooks node before activating again.`,
 			});
 		}
-		throw asNodeError(this.getNode(), error);
+		throw asNodeError(ctx.getNode(), error);
 	}
-	remember(this, { hookId: hook.uuid, webhookUrl });
-	return true;
+	remember(ctx, { hookId: hook.uuid, webhookUrl });
+	return hook;
 }
 
-export async function remove(this: IHookFunctions): Promise<boolean> {
-	const connection = await getConnection(this);
-	const known = stored(this);
-	if (known) {
-		await deleteQuietlyIfGone(this, known.hookId, connection);
-	} else {
-		// No UUID kept: n8n does not carry static data written while listening for a test event
-		// to the end of listening. The hooks posting to this node's own URL are its own.
+export async function create(this: IHookFunctions): Promise<boolean> {
+	return await inTurn(this, async () => {
+		const connection = await getConnection(this);
 		const webhookUrl = webhookUrlOf(this);
-		const mine = (await listHooks(this, { connection })).filter((hook) => hook.definition.action.url === webhookUrl);
-		for (const hook of mine) await deleteQuietlyIfGone(this, hook.uuid, connection);
-	}
-	remember(this, undefined);
-	return true;
+		if (!isHttpsUrl(webhookUrl)) {
+			throw new NodeOperationError(this.getNode(), `n8n's webhook URL (${webhookUrl}) is not HTTPS`, {
+				description:
+					'The service only posts to HTTPS addresses. Set WEBHOOK_URL to the public https:// address of this n8n (a reverse proxy with a certificate, or a tunnel) and restart n8n.',
+			});
+		}
+		// Before the hook exists: an account without a secret gets one before anything is delivered.
+		await keepSecret(this, connection);
+		await registerEnabled(this, webhookUrl, connection);
+		return true;
+	});
+}
+
+/**
+ * Deletes the remembered hook. When that one is already gone, or none is remembered, the hooks posting
+ * to this node's own URL are deleted instead: n8n does not carry static data written while listening
+ * for a test event to the end of listening, nor what the health check changed while the workflow ran
+ * (it re-registers a hook deleted by hand under a new UUID, kept in memory only).
+ */
+export async function remove(this: IHookFunctions): Promise<boolean> {
+	return await inTurn(this, async () => {
+		const connection = await getConnection(this);
+		const known = stored(this);
+		let gone = !known;
+		if (known) {
+			try {
+				await deleteHook(this, known.hookId, { connection });
+			} catch (error) {
+				if (!isNotFound(error)) throw asNodeError(this.getNode(), error);
+				gone = true;
+			}
+		}
+		if (gone) await keepOneOf(this, known?.webhookUrl ?? webhookUrlOf(this), undefined, connection);
+		remember(this, undefined);
+		return true;
+	});
 }

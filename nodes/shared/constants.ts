@@ -5,6 +5,9 @@
 
 export const CREDENTIAL_TYPE = 'stacksHooksApi';
 
+/** The header that carries the account's API key (the contract's authentication). */
+export const API_KEY_HEADER = 'x-api-key';
+
 /** The Stacks networks, with the address of the public service (Hiro Chainhooks) of each. */
 export const NETWORKS = {
 	testnet: { name: 'Testnet', baseUrl: 'https://api.testnet.hiro.so/chainhooks/v1' },

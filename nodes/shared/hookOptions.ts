@@ -64,17 +64,20 @@ const HOOK_OPTIONS: HookOption[] = [
 	flag('Include Raw Transactions', 'includeRawTransactions', 'include_raw_transactions', 'Whether to include each transaction in its raw (hex) form'),
 ];
 
+/** The Options collection; `extra` adds settings of the node's own (not sent to the service), sorted in by name. */
 export function hookOptionsProperty(
 	target: 'action' | 'trigger',
 	overrides: Partial<INodeProperties> = {},
+	extra: INodeProperties[] = [],
 ): INodeProperties {
+	const options = HOOK_OPTIONS.filter((option) => target === 'action' || option.forTrigger).map((option) => option.property);
 	return {
 		displayName: 'Options',
 		name: 'options',
 		type: 'collection',
 		placeholder: 'Add Option',
 		default: {},
-		options: HOOK_OPTIONS.filter((option) => target === 'action' || option.forTrigger).map((option) => option.property),
+		options: [...options, ...extra].sort((a, b) => a.displayName.localeCompare(b.displayName)),
 		...overrides,
 	};
 }

@@ -3,7 +3,7 @@ import { createHash } from 'crypto';
 import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { CREDENTIAL_TYPE, type Network, NETWORKS } from '../constants';
+import { API_KEY_HEADER, CREDENTIAL_TYPE, type Network, NETWORKS } from '../constants';
 
 import type { RequestContext } from './context';
 
@@ -33,6 +33,8 @@ export interface Connection {
 	consumerSecret: string;
 	/** Identifies the account for pacing without keeping the key itself. */
 	accountKey: string;
+	/** Set only for requests sent outside any n8n run (see backgroundConnection): the API key header. */
+	authHeaders?: Record<string, string>;
 }
 
 export async function getConnection(ctx: RequestContext): Promise<Connection> {
@@ -51,4 +53,15 @@ export async function getConnection(ctx: RequestContext): Promise<Connection> {
 		consumerSecret: fields.consumerSecret,
 		accountKey: `${baseUrl}#${createHash('sha256').update(fields.apiKey).digest('hex').slice(0, 16)}`,
 	};
+}
+
+/**
+ * For requests the trigger sends on its own schedule, outside any n8n run (the health check): n8n 2.x
+ * evaluates a credential's `authenticate` expressions in a sandbox that only a run holds ("No bridge
+ * acquired for this context"), so these requests carry the API key header themselves.
+ */
+export async function backgroundConnection(ctx: RequestContext): Promise<Connection> {
+	const connection = await getConnection(ctx);
+	const { apiKey } = readCredential(await ctx.getCredentials(CREDENTIAL_TYPE));
+	return { ...connection, authHeaders: { [API_KEY_HEADER]: apiKey } };
 }

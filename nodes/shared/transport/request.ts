@@ -1,8 +1,9 @@
 /**
  * The one door to the service: every request of both nodes goes through
  * `apiRequest` (called only by the API layer, `../api/`). The URL comes from
- * the credential, `x-api-key` is added by n8n's credential machinery (never
- * by us, so the key never enters a message), every request has a time limit,
+ * the credential, `x-api-key` is added by n8n's credential machinery (by us
+ * only for the trigger's background checks, see backgroundConnection; the key
+ * never enters a message), every request has a time limit,
  * 429s are retried with the contract's back-off, and so are the blips of a
  * service that is briefly unavailable (502/503/504, a reset or refused
  * connection, a time-out) for the requests that are safe to send again. The
@@ -95,11 +96,11 @@ export async function apiRequest<T = undefined>(ctx: RequestContext, request: Ap
 		await pacer.acquire();
 		let response: IN8nHttpFullResponse;
 		try {
-			response = (await ctx.helpers.httpRequestWithAuthentication.call(
-				ctx,
-				CREDENTIAL_TYPE,
-				options,
-			)) as IN8nHttpFullResponse;
+			response = (
+				connection.authHeaders
+					? await ctx.helpers.httpRequest({ ...options, headers: { ...options.headers, ...connection.authHeaders } })
+					: await ctx.helpers.httpRequestWithAuthentication.call(ctx, CREDENTIAL_TYPE, options)
+			) as IN8nHttpFullResponse;
 		} catch (error) {
 			const failure = networkFailureOf(error);
 			if (repeatable && failure.transient && !lastAttempt) {

@@ -5,7 +5,7 @@ import { StacksHooksApi } from '../../../credentials/StacksHooksApi.credentials'
 import { StacksHooks } from '../../../nodes/StacksHooks/StacksHooks.node';
 import { StacksHooksTrigger } from '../../../nodes/StacksHooksTrigger/StacksHooksTrigger.node';
 import { type Emulator, startEmulator } from '../../emulator';
-import { type CredentialsMap, runHookMethod, runListSearch, runNode, runWebhook } from './harness';
+import { type CredentialsMap, runHookMethod, runListSearch, runNode, runWebhook, startTrigger } from './harness';
 
 export const API_KEY = 'engine-test-key';
 export const CONSUMER_SECRET = 'c0ffee'.repeat(10) + 'abcd';
@@ -91,6 +91,21 @@ export function runTriggerHook(method: 'checkExists' | 'create' | 'delete', stat
 		webhookUrl: opts.webhookUrl ?? WEBHOOK,
 		staticData,
 		mode: opts.mode ?? 'trigger',
+		workflowName: 'Payments',
+		workflowId: opts.workflowId ?? 'wf42',
+	});
+}
+
+/** The trigger's trigger() for the workflow "Payments" (wf42): its health checks, or (mode 'manual') a test run's output. */
+export function startTriggerOf(staticData: IDataObject, opts: TriggerHookOptions & { activation?: 'activate' | 'init' | 'manual' } = {}) {
+	return startTrigger({
+		nodeType: triggerNode,
+		credentialTypes,
+		credentials: opts.credentials ?? credentialsFor(emu),
+		parameters: opts.parameters ?? triggerParameters(),
+		staticData,
+		mode: opts.mode ?? 'trigger',
+		activation: opts.activation,
 		workflowName: 'Payments',
 		workflowId: opts.workflowId ?? 'wf42',
 	});

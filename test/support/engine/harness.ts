@@ -4,6 +4,9 @@
  * - runNode:        the node run by `WorkflowExecute.run()`, the given items as its input
  * - runHookMethod:  webhookMethods.default.checkExists/create/delete on a real HookContext
  * - runWebhook:     node.webhook() on a real WebhookContext
+ * - runTestDelivery: a delivery to the test URL: webhook() in manual mode, then the execution n8n
+ *                   starts with its items (WorkflowExecute in manual mode, from the node's data)
+ * - startTrigger:   node.trigger() on a real TriggerContext (an active workflow, or a test run)
  * - runListSearch:  methods.listSearch.<name> on a real LoadOptionsContext
  * - testCredential: a credential type's `test.request` sent as n8n's credential dialog does
  *                   (n8n-core's RoutingNode on an ExecuteContext, as the CLI's CredentialsTester)
@@ -18,12 +21,13 @@ import {
 	ExecutionLifecycleHooks,
 	ExternalSecretsProxy,
 	HookContext,
+	TriggerContext,
 	LoadOptionsContext,
 	RoutingNode,
 	WebhookContext,
 	WorkflowExecute,
 } from 'n8n-core';
-import { NodeApiError, NodeHelpers, NodeOperationError, UnexpectedError, Workflow, createEmptyRunExecutionData, deepCopy } from 'n8n-workflow';
+import { NodeApiError, NodeHelpers, NodeOperationError, UnexpectedError, Workflow, createEmptyRunExecutionData, createRunExecutionData, deepCopy } from 'n8n-workflow';
 import type {
 	ICredentialDataDecryptedObject,
 	ICredentialType,
@@ -36,12 +40,14 @@ import type {
 	INodeTypes,
 	IRun,
 	IRunData,
+	ITriggerResponse,
 	IVersionedNodeType,
 	IWebhookData,
 	IWebhookResponseData,
 	IWorkflowBase,
 	IWorkflowExecuteAdditionalData,
 	NodeExecutionHint,
+	WorkflowActivateMode,
 } from 'n8n-workflow';
 
 import { HarnessCredentialsHelper, withDefaults, type CredentialsMap } from './credentials-helper';
@@ -268,6 +274,8 @@ export interface RunWebhookOptions extends NodeOptions {
 	staticData?: IDataObject;
 	/** Default: the harness's one workflow. The trigger keeps per-workflow state between deliveries. */
 	workflowId?: string;
+	/** 'webhook' (default): a production delivery; 'manual': a delivery to the test URL while listening. */
+	mode?: 'webhook' | 'manual';
 }
 
 export interface RunWebhookResult {
@@ -308,10 +316,75 @@ export async function runWebhook(opts: RunWebhookOptions): Promise<RunWebhookRes
 			httpResponse: res as unknown as IWorkflowExecuteAdditionalData['httpResponse'],
 		},
 	});
-	const context = new WebhookContext(setup.workflow, setup.node, setup.additionalData, 'webhook', webhookData(setup, false), [], null);
+	const mode = opts.mode ?? 'webhook';
+	const context = new WebhookContext(setup.workflow, setup.node, setup.additionalData, mode, webhookData(setup, mode === 'manual'), [], null);
 	if (setup.type.webhook === undefined) throw new UnexpectedError(`Node type "${setup.node.type}" has no webhook()`);
 	const response = await setup.type.webhook.call(context);
 	return { response, ...(answer.status !== undefined && { status: answer.status, sentBody: answer.body }) };
+}
+
+export interface RunTestDeliveryResult extends RunWebhookResult {
+	/** The node's output in the execution n8n started, or undefined when webhook() started none. */
+	items?: INodeExecutionData[];
+	/** The error that execution ended with. */
+	error?: IDataObject;
+}
+
+/**
+ * A delivery to the test URL while the editor listens: webhook() in manual mode, then, as n8n's
+ * webhook helper does (prepareExecutionData), an execution in manual mode whose stack starts at the
+ * node with webhook()'s items as its data. For a node with trigger(), n8n-core then calls trigger().
+ */
+export async function runTestDelivery(opts: Omit<RunWebhookOptions, 'mode'>): Promise<RunTestDeliveryResult> {
+	const delivered = await runWebhook({ ...opts, mode: 'manual' });
+	const workflowData = delivered.response.workflowData;
+	if (!workflowData) return delivered;
+	const setup = setUp(opts, { workflowId: opts.workflowId, staticData: opts.staticData, active: false });
+	const executionId = 'harness-test-execution-1';
+	const base = { id: setup.workflow.id, name: setup.workflow.name, active: false, isArchived: false, nodes: [setup.node], connections: {}, settings: {} };
+	setup.additionalData.hooks = new ExecutionLifecycleHooks('manual', executionId, base as unknown as IWorkflowBase);
+	setup.additionalData.executionId = executionId;
+	const runExecutionData = createRunExecutionData({ executionData: { nodeExecutionStack: [{ node: setup.node, data: { main: workflowData }, source: null }] } });
+	const run = await new WorkflowExecute(setup.additionalData, 'manual', runExecutionData).processRunExecutionData(setup.workflow);
+	const last = run.data.resultData.runData[setup.node.name]?.at(-1);
+	const error = (last?.error ?? run.data.resultData.error) as IDataObject | undefined;
+	return { ...delivered, items: last?.data?.main[0] ?? [], ...(error && { error }) };
+}
+
+/**
+ * The logger n8n-core's contexts write to (`this.logger`): the Logger of n8n-core's own DI container.
+ * n8n-core ships its own copies of @n8n/di and @n8n/backend-common, so they are resolved from it.
+ */
+export function n8nLogger(): { info: (message: string) => void; warn: (message: string) => void } {
+	const from = { paths: [require.resolve('n8n-core')] };
+	const { Container } = require(require.resolve('@n8n/di', from)) as typeof import('@n8n/di');
+	const { Logger } = require(require.resolve('@n8n/backend-common', from)) as typeof import('@n8n/backend-common');
+	return Container.get(Logger);
+}
+
+export interface StartTriggerOptions extends NodeOptions {
+	/** The node's static data: the trigger reads and changes it in place, as the workflow's in n8n. */
+	staticData: IDataObject;
+	/** 'trigger' (default): an active workflow; 'manual': a test run. */
+	mode?: 'trigger' | 'manual';
+	/** Why n8n runs it: 'activate' (default), 'init' (n8n starting), 'manual'. */
+	activation?: WorkflowActivateMode;
+	webhookUrl?: string;
+	workflowId?: string;
+	workflowName?: string;
+}
+
+/** node.trigger() as n8n runs it for an active workflow: the response (closeFunction, ...) and its context. */
+export async function startTrigger(opts: StartTriggerOptions): Promise<{ response: ITriggerResponse; context: TriggerContext }> {
+	const mode = opts.mode ?? 'trigger';
+	const setup = setUp(opts, { workflowId: opts.workflowId, workflowName: opts.workflowName, staticData: opts.staticData, active: mode !== 'manual' });
+	const fail = (what: string) => () => {
+		throw new UnexpectedError(`${what} was called outside a test run`);
+	};
+	const context = new TriggerContext(setup.workflow, setup.node, setup.additionalData, mode, opts.activation ?? (mode === 'manual' ? 'manual' : 'activate'), fail('emit'), fail('emitError'));
+	if (setup.type.trigger === undefined) throw new UnexpectedError(`Node type "${setup.node.type}" has no trigger()`);
+	const response = (await setup.type.trigger.call(context)) ?? {};
+	return { response, context };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,47 @@
+/**
+ * Test events ("Listen for test event") for a node that has both webhook() and trigger(). n8n runs the
+ * execution of a test delivery in manual mode, and in manual mode its engine calls the node's trigger()
+ * for its output instead of passing on what webhook() returned (n8n-core WorkflowExecute.runNode tries
+ * poll, then trigger, then webhook). So webhook() hands a test delivery's items over here, and
+ * trigger() in manual mode emits them: the test run shows exactly what webhook() produced.
+ *
+ * Both happen in the n8n process that received the test delivery, which is where n8n runs manual
+ * executions unless OFFLOAD_MANUAL_EXECUTIONS_TO_WORKERS=true (queue mode); then the test run fails
+ * with a message saying so. Production deliveries do not pass through here.
+ */
+import type { INodeExecutionData, ITriggerFunctions, ITriggerResponse, IWebhookFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+/** A hand-over not taken within this time is dropped (its execution never started). */
+const KEEP_MS = 60_000;
+
+const handedOver = new Map<string, { data: INodeExecutionData[][]; at: number }>();
+
+function keyOf(ctx: IWebhookFunctions | ITriggerFunctions): string {
+	return `${ctx.getWorkflow().id ?? ''}\u0000${ctx.getNode().id}`;
+}
+
+/** webhook(), in manual mode: keeps the items the test execution is about to start with. */
+export function handOverTestDelivery(ctx: IWebhookFunctions, data: INodeExecutionData[][]): void {
+	const now = Date.now();
+	for (const [key, entry] of handedOver) if (now - entry.at > KEEP_MS) handedOver.delete(key);
+	handedOver.set(keyOf(ctx), { data, at: now });
+}
+
+/** trigger(), in manual mode: emits the test delivery's items. */
+export function testEventResponse(ctx: ITriggerFunctions): ITriggerResponse {
+	return {
+		manualTriggerFunction: async () => {
+			const key = keyOf(ctx);
+			const entry = handedOver.get(key);
+			handedOver.delete(key);
+			if (!entry) {
+				throw new NodeOperationError(ctx.getNode(), 'The test delivery was received by another n8n process than the one running this test', {
+					description:
+						'n8n runs test executions on workers when OFFLOAD_MANUAL_EXECUTIONS_TO_WORKERS=true. Test this trigger with that setting off, or activate the workflow and look at its executions.',
+				});
+			}
+			ctx.emit(entry.data);
+		},
+	};
+}

@@ -1,0 +1,270 @@
+/**
+ * Self-healing hooks, through n8n-core's real trigger, hook and webhook contexts against the
+ * emulator: the health check that trigger() runs for an active workflow, the lifecycle around it,
+ * and test deliveries, which n8n-core hands to trigger() in manual mode.
+ */
+import type { IDataObject } from 'n8n-workflow';
+import { setTimeout as sleep } from 'timers/promises';
+
+import { checkHookHealth } from '../../../nodes/StacksHooksTrigger/healthCheck';
+import { makeBlock } from '../../emulator';
+import {
+	ALICE,
+	API_KEY,
+	BOB,
+	CONSUMER_SECRET,
+	activateTrigger,
+	credentialTypes,
+	credentialsFor,
+	emu,
+	runAction,
+	runTriggerHook,
+	startTriggerOf,
+	triggerNode,
+	triggerParameters,
+	useEmulator,
+	WEBHOOK,
+} from '../../support/engine/fixtures';
+import { n8nLogger, runTestDelivery, runWebhook } from '../../support/engine/harness';
+
+useEmulator();
+
+const logger = n8nLogger();
+let infos: string[];
+let warnings: string[];
+beforeEach(() => {
+	infos = [];
+	warnings = [];
+	jest.spyOn(logger, 'info').mockImplementation((message: string) => void infos.push(message));
+	jest.spyOn(logger, 'warn').mockImplementation((message: string) => void warnings.push(message));
+});
+afterEach(() => jest.restoreAllMocks());
+
+/** A context of trigger() for the active workflow, without its schedule: the test calls the check itself. */
+async function checker(staticData: IDataObject) {
+	const { context } = await startTriggerOf(staticData, { parameters: triggerParameters({ options: { healthCheckMinutes: 0 } }) });
+	return () => checkHookHealth(context);
+}
+
+const hooksAtWebhook = () => emu.hooks(API_KEY).filter((hook) => hook.definition.action.url === WEBHOOK);
+const apiCalls = () => emu.requests.filter((request) => !request.path.startsWith('/_emulator')).map((request) => `${request.method} ${request.path.replace(/^\/hooks\/v1/, '')}`);
+const patch = (uuid: string, enabled: boolean) =>
+	fetch(`${emu.url}/me/${uuid}/enabled`, { method: 'PATCH', headers: { 'x-api-key': API_KEY, 'content-type': 'application/json' }, body: JSON.stringify({ enabled }) });
+const deleteByHand = (uuid: string) => fetch(`${emu.url}/me/${uuid}`, { method: 'DELETE', headers: { 'x-api-key': API_KEY } });
+
+/** A hook of the same account posting elsewhere: never the trigger's to touch. */
+async function foreignHook(): Promise<{ uuid: string }> {
+	const { items, error } = await runAction(emu, {
+		resource: 'hook',
+		operation: 'create',
+		name: 'not the trigger\'s',
+		webhookUrl: 'https://127.0.0.1:9/elsewhere',
+		events: { filter: [{ type: 'stx_transfer', sender: ALICE }] },
+	});
+	if (error) throw error;
+	return items[0].json as { uuid: string };
+}
+
+async function activeHook() {
+	const staticData = await activateTrigger({});
+	const [hook] = hooksAtWebhook();
+	emu.clearRequests();
+	return { staticData, hook };
+}
+
+describe('the health check of an active workflow', () => {
+	it('does nothing but one GET while the hook delivers', async () => {
+		const { staticData, hook } = await activeHook();
+		expect(await (await checker(staticData))()).toBe('healthy');
+		expect(apiCalls()).toEqual([`GET /me/${hook.uuid}`]);
+		expect(infos.filter((line) => line.includes('Stacks Hooks Trigger'))).toEqual([]);
+	});
+
+	it('enables again a hook disabled at the service, and logs once what it did and why', async () => {
+		const { staticData, hook } = await activeHook();
+		await patch(hook.uuid, false);
+		const check = await checker(staticData);
+		expect(await check()).toBe('enabled');
+		expect(hooksAtWebhook()).toEqual([expect.objectContaining({ uuid: hook.uuid, status: expect.objectContaining({ enabled: true, status: 'streaming' }) })]);
+		expect(infos).toEqual([expect.stringContaining(`enabled hook ${hook.uuid} again by the health check: it had been disabled at the service`)]);
+		expect(infos[0]).toContain('workflow "Payments" (wf42)');
+		expect(await check()).toBe('healthy');
+		expect(infos).toHaveLength(1);
+	});
+
+	it('resumes a hook the service interrupted after failed deliveries (enabled stays true)', async () => {
+		const { staticData, hook } = await activeHook();
+		// Nothing listens at WEBHOOK: each delivery fails, and the third in a row interrupts the hook.
+		for (let height = 1; height <= 3; height++) await emu.injectBlock({ height, transactions: [{ kind: 'stx_transfer', sender: ALICE, recipient: BOB, amount: 1 }] });
+		expect(hooksAtWebhook()[0].status).toMatchObject({ enabled: true, status: 'interrupted' });
+		expect(await emu.injectBlock({ height: 4, transactions: [{ kind: 'stx_transfer', sender: ALICE, recipient: BOB, amount: 1 }] })).toEqual([]);
+
+		expect(await (await checker(staticData))()).toBe('enabled');
+		expect(hooksAtWebhook()[0].status).toMatchObject({ enabled: true, status: 'streaming' });
+		expect(apiCalls()).toEqual([`GET /me/${hook.uuid}`, `PATCH /me/${hook.uuid}/enabled`]);
+		expect(infos).toEqual([expect.stringContaining('the service had interrupted it after failed deliveries')]);
+		expect(await emu.injectBlock({ height: 5, transactions: [{ kind: 'stx_transfer', sender: ALICE, recipient: BOB, amount: 1 }] })).toHaveLength(1);
+	});
+
+	it('registers the hook again when it was deleted by hand, with the same definition, and remembers the new one', async () => {
+		const { staticData, hook } = await activeHook();
+		await deleteByHand(hook.uuid);
+		expect(await (await checker(staticData))()).toBe('registered');
+		const [again] = hooksAtWebhook();
+		expect(hooksAtWebhook()).toHaveLength(1);
+		expect(again.uuid).not.toBe(hook.uuid);
+		expect(again.definition).toEqual(hook.definition);
+		expect(again.status.enabled).toBe(true);
+		expect((staticData.production as IDataObject).hookId).toBe(again.uuid);
+		expect(infos).toEqual([expect.stringContaining(`hook ${hook.uuid} had been deleted at the service; registered it again as ${again.uuid}`)]);
+	});
+
+	it('takes over a hook posting to its URL instead of registering a second one', async () => {
+		const { staticData, hook } = await activeHook();
+		await deleteByHand(hook.uuid);
+		// e.g. registered by the same workflow on another n8n main process
+		await activateTrigger({});
+		const [other] = hooksAtWebhook();
+		await patch(other.uuid, false);
+		emu.clearRequests();
+		expect(await (await checker(staticData))()).toBe('registered');
+		expect(hooksAtWebhook()).toEqual([expect.objectContaining({ uuid: other.uuid, status: expect.objectContaining({ enabled: true }) })]);
+		expect(apiCalls().filter((call) => call.startsWith('POST'))).toEqual([]);
+		expect((staticData.production as IDataObject).hookId).toBe(other.uuid);
+	});
+
+	it('never touches hooks posting to other URLs', async () => {
+		const { staticData, hook } = await activeHook();
+		const foreign = await foreignHook();
+		await patch(foreign.uuid, false);
+		await deleteByHand(hook.uuid);
+		const before = emu.hooks(API_KEY).find((record) => record.uuid === foreign.uuid);
+		expect(await (await checker(staticData))()).toBe('registered');
+		expect(emu.hooks(API_KEY).find((record) => record.uuid === foreign.uuid)).toEqual(before);
+	});
+
+	it('has nothing to check before activation remembered a hook, and sends nothing', async () => {
+		expect(await (await checker({}))()).toBe('nothing-to-check');
+		expect(apiCalls()).toEqual([]);
+	});
+
+	it('raises what the service answered when it cannot be asked', async () => {
+		const { staticData } = await activeHook();
+		emu.failNext(3, 503);
+		await expect((await checker(staticData))()).rejects.toThrow(/503|unavailable/i);
+	});
+});
+
+describe('the health check beside activation and deactivation', () => {
+	it('does not run while the node is being activated, so it cannot register a second hook', async () => {
+		const staticData: IDataObject = {};
+		emu.configure({ latencyMs: 150 });
+		const activation = activateTrigger(staticData);
+		await sleep(50);
+		const check = await checker(staticData);
+		expect(await check()).toBe('busy');
+		await activation;
+		emu.configure({ latencyMs: 0 });
+		expect(await check()).toBe('healthy');
+		expect(hooksAtWebhook()).toHaveLength(1);
+	});
+
+	it('leaves no hook behind when deactivation comes while it registers one again', async () => {
+		const { staticData, hook } = await activeHook();
+		await deleteByHand(hook.uuid);
+		// n8n hands delete() the static data it saved at activation, without the check's new UUID.
+		const saved = structuredClone(staticData);
+		emu.configure({ latencyMs: 100 });
+		const healing = (await checker(staticData))();
+		await sleep(30);
+		const deactivation = runTriggerHook('delete', saved);
+		expect(await healing).toBe('registered');
+		await deactivation;
+		emu.configure({ latencyMs: 0 });
+		expect(hooksAtWebhook()).toEqual([]);
+	});
+
+	it('deactivation deletes the hook the check registered again, though n8n only saved the old UUID', async () => {
+		const { staticData, hook } = await activeHook();
+		const saved = structuredClone(staticData);
+		await deleteByHand(hook.uuid);
+		await (await checker(staticData))();
+		expect(hooksAtWebhook()).toHaveLength(1);
+		const foreign = await foreignHook();
+		await runTriggerHook('delete', saved);
+		expect(hooksAtWebhook()).toEqual([]);
+		expect(emu.hooks(API_KEY).map((record) => record.uuid)).toEqual([foreign.uuid]);
+	});
+
+	it('re-enabling on activation (n8n start-up) also resumes an interrupted hook, and says so', async () => {
+		const { staticData, hook } = await activeHook();
+		emu.interruptHook(hook.uuid);
+		expect(await runTriggerHook('checkExists', staticData)).toBe(true);
+		expect(hooksAtWebhook()[0].status).toMatchObject({ enabled: true, status: 'streaming' });
+		expect(infos).toEqual([expect.stringContaining(`enabled hook ${hook.uuid} again on activation: the service had interrupted it`)]);
+	});
+});
+
+describe('the schedule trigger() keeps', () => {
+	const every = (minutes: number) => triggerParameters({ options: { healthCheckMinutes: minutes } });
+	const gets = (uuid: string) => emu.requests.filter((request) => request.method === 'GET' && request.path.endsWith(`/me/${uuid}`)).length;
+
+	it('checks every interval until n8n closes it, then never again', async () => {
+		const { staticData, hook } = await activeHook();
+		await patch(hook.uuid, false);
+		const { response } = await startTriggerOf(staticData, { parameters: every(0.01) }); // 600 ms
+		for (let waited = 0; gets(hook.uuid) < 3 && waited < 5000; waited += 100) await sleep(100);
+		expect(gets(hook.uuid)).toBeGreaterThanOrEqual(3);
+		expect(hooksAtWebhook()[0].status.enabled).toBe(true);
+		expect(infos.filter((line) => line.includes('enabled hook'))).toHaveLength(1);
+		await response.closeFunction!();
+		const after = gets(hook.uuid);
+		await sleep(1500);
+		expect(gets(hook.uuid)).toBe(after);
+	});
+
+	it('warns once while the service cannot be reached, and says when it can again', async () => {
+		const { staticData, hook } = await activeHook();
+		emu.failNext(6, 503, { match: { method: 'GET' } });
+		const { response } = await startTriggerOf(staticData, { parameters: every(0.01) });
+		for (let waited = 0; gets(hook.uuid) < 9 && waited < 15_000; waited += 100) await sleep(100);
+		await response.closeFunction!();
+		expect(warnings).toHaveLength(1);
+		expect(warnings[0]).toMatch(/the health check failed: .*503.*this is logged once until it succeeds/s);
+		expect(infos).toContainEqual(expect.stringContaining('the health check reaches the service again'));
+	});
+
+	it('runs no check at all with an interval of 0', async () => {
+		const { staticData } = await activeHook();
+		const { response } = await startTriggerOf(staticData, { parameters: every(0) });
+		expect(response.closeFunction).toBeUndefined();
+		await sleep(300);
+		expect(apiCalls()).toEqual([]);
+	});
+});
+
+describe('test deliveries (Listen for test event), which n8n-core hands to trigger() in manual mode', () => {
+	const delivery = async () => {
+		await runTriggerHook('create', {}, { mode: 'manual', webhookUrl: WEBHOOK.replace('/webhook/', '/webhook-test/') });
+		const [report] = await emu.injectBlock(
+			makeBlock({ height: 7, transactions: [1, 2, 3].map((amount) => ({ kind: 'stx_transfer' as const, sender: ALICE, recipient: BOB, amount })) }),
+		);
+		return report.payload;
+	};
+
+	it('outputs exactly the items webhook() made of the delivery', async () => {
+		const payload = await delivery();
+		const production = await runWebhook({ nodeType: triggerNode, credentialTypes, credentials: credentialsFor(emu), parameters: triggerParameters(), headers: { 'x-hook-consumer-secret': CONSUMER_SECRET }, body: payload, staticData: {} });
+		const test = await runTestDelivery({ nodeType: triggerNode, credentialTypes, credentials: credentialsFor(emu), parameters: triggerParameters(), headers: { 'x-hook-consumer-secret': CONSUMER_SECRET }, body: payload, staticData: {} });
+		expect(test.status).toBe(200);
+		expect(test.error).toBeUndefined();
+		expect(test.items).toHaveLength(3);
+		expect(test.items!.map((item) => item.json)).toEqual(production.response.workflowData![0].map((item) => item.json));
+		expect(test.items!.map((item) => item.json.txHash)).toEqual(payload.event.apply[0].transactions.map((tx) => tx.transaction_identifier.hash));
+	});
+
+	it('fails the test run with what to change when the execution runs in another process than the delivery', async () => {
+		const { response } = await startTriggerOf({}, { mode: 'manual', activation: 'manual' });
+		await expect(response.manualTriggerFunction!()).rejects.toThrow('The test delivery was received by another n8n process than the one running this test');
+	});
+});
