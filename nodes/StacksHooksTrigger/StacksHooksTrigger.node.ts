@@ -19,7 +19,7 @@ import { deliveryToItems, type OutputMode, type RollbackMode } from './delivery'
 import { checkDeliveryShape } from './deliveryShape';
 import { DEFAULT_HEALTH_CHECK_MINUTES, startHealthChecks } from './healthCheck';
 import { checkExists, create, remove } from './lifecycle';
-import { handOverTestDelivery, testEventResponse } from './testEvents';
+import { handOverTestDelivery, testEventResponse } from './manualRun';
 
 export class StacksHooksTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -106,7 +106,7 @@ export class StacksHooksTrigger implements INodeType {
 	/**
 	 * Beside the webhook: n8n runs trigger() for every active workflow, at start-up and on activation, and
 	 * closes it on deactivation. Here it runs the health check (healthCheck.ts). In a test run (manual
-	 * mode) n8n calls it for the node's output instead: it emits the test delivery (testEvents.ts).
+	 * mode) n8n calls it for the node's output instead: it emits the test delivery (manualRun.ts).
 	 */
 	async trigger(this: ITriggerFunctions): Promise<ITriggerResponse> {
 		return this.getMode() === 'manual' ? testEventResponse(this) : startHealthChecks(this);
