@@ -80,35 +80,28 @@ export interface TriggerHookOptions {
 	workflowId?: string;
 }
 
-/** One of the trigger's webhook methods, as n8n runs it for the workflow "Payments" (wf42) at WEBHOOK. */
-export function runTriggerHook(method: 'checkExists' | 'create' | 'delete', staticData: IDataObject, opts: TriggerHookOptions = {}) {
-	return runHookMethod({
+/** The trigger node of the workflow "Payments" (wf42), as both runners below hand it to the harness. */
+function triggerOf(staticData: IDataObject, opts: TriggerHookOptions) {
+	return {
 		nodeType: triggerNode,
 		credentialTypes,
 		credentials: opts.credentials ?? credentialsFor(emu),
 		parameters: opts.parameters ?? triggerParameters(),
-		method,
-		webhookUrl: opts.webhookUrl ?? WEBHOOK,
 		staticData,
 		mode: opts.mode ?? 'trigger',
 		workflowName: 'Payments',
 		workflowId: opts.workflowId ?? 'wf42',
-	});
+	};
 }
 
-/** The trigger's trigger() for the workflow "Payments" (wf42): its health checks, or (mode 'manual') a test run's output. */
+/** One of the trigger's webhook methods, as n8n runs it for the workflow at WEBHOOK. */
+export function runTriggerHook(method: 'checkExists' | 'create' | 'delete', staticData: IDataObject, opts: TriggerHookOptions = {}) {
+	return runHookMethod({ ...triggerOf(staticData, opts), method, webhookUrl: opts.webhookUrl ?? WEBHOOK });
+}
+
+/** The trigger's trigger(): its health checks, or (mode 'manual') a test run's output. */
 export function startTriggerOf(staticData: IDataObject, opts: TriggerHookOptions & { activation?: 'activate' | 'init' | 'manual' } = {}) {
-	return startTrigger({
-		nodeType: triggerNode,
-		credentialTypes,
-		credentials: opts.credentials ?? credentialsFor(emu),
-		parameters: opts.parameters ?? triggerParameters(),
-		staticData,
-		mode: opts.mode ?? 'trigger',
-		activation: opts.activation,
-		workflowName: 'Payments',
-		workflowId: opts.workflowId ?? 'wf42',
-	});
+	return startTrigger({ ...triggerOf(staticData, opts), activation: opts.activation });
 }
 
 /** What n8n does on activation and at start-up: create only when checkExists said no. */
