@@ -65,6 +65,13 @@ async function foreignHook(): Promise<{ uuid: string }> {
 	return items[0].json as { uuid: string };
 }
 
+async function until(condition: () => boolean): Promise<void> {
+	for (let waited = 0; !condition(); waited += 5) {
+		if (waited > 5000) throw new Error('condition not met within 5 s');
+		await sleep(5);
+	}
+}
+
 async function activeHook() {
 	const staticData = await activateTrigger({});
 	const [hook] = hooksAtWebhook();
@@ -160,7 +167,7 @@ describe('the health check beside activation and deactivation', () => {
 		const staticData: IDataObject = {};
 		emu.configure({ latencyMs: 150 });
 		const activation = activateTrigger(staticData);
-		await sleep(50);
+		await until(() => emu.requests.length > 0); // activation holds the node's turn from its first request on
 		const check = await checker(staticData);
 		expect(await check()).toBe('busy');
 		await activation;
@@ -175,8 +182,10 @@ describe('the health check beside activation and deactivation', () => {
 		// n8n hands delete() the static data it saved at activation, without the check's new UUID.
 		const saved = structuredClone(staticData);
 		emu.configure({ latencyMs: 100 });
-		const healing = (await checker(staticData))();
-		await sleep(30);
+		const check = await checker(staticData);
+		emu.clearRequests();
+		const healing = check();
+		await until(() => emu.requests.length > 0); // the check holds the node's turn
 		const deactivation = runTriggerHook('delete', saved);
 		expect(await healing).toBe('registered');
 		await deactivation;
