@@ -43,7 +43,7 @@ export interface Fault extends FaultOptions {
 }
 
 export class Faults {
-	private pending: { remaining: number; fault: Fault } | null = null;
+	private pending: { remaining: number; skip: number; fault: Fault } | null = null;
 
 	/** Replaces whatever was armed before. */
 	arm(count: number, fault: Fault): void {
@@ -51,7 +51,8 @@ export class Faults {
 		if (fault.drop === undefined && (!Number.isInteger(fault.status) || fault.status < 100 || fault.status > 599)) {
 			throw new Error('status must be an HTTP status code');
 		}
-		this.pending = count > 0 ? { remaining: count, fault } : null;
+		if (fault.skip !== undefined && !(Number.isInteger(fault.skip) && fault.skip >= 0)) throw new Error('skip must be a non-negative integer');
+		this.pending = count > 0 ? { remaining: count, skip: fault.skip ?? 0, fault } : null;
 	}
 
 	/** The fault for this request, if one is armed and matches it. */
@@ -61,6 +62,10 @@ export class Faults {
 		const { method, path } = fault.match ?? {};
 		if (method !== undefined && method.toUpperCase() !== request.method.toUpperCase()) return null;
 		if (path instanceof RegExp ? !path.test(request.path) : path !== undefined && !request.path.includes(path)) return null;
+		if (this.pending.skip > 0) {
+			this.pending.skip -= 1;
+			return null;
+		}
 		if (--this.pending.remaining === 0) this.pending = null;
 		return fault;
 	}

@@ -86,4 +86,6 @@ export interface FaultOptions {
 	drop?: 'hang' | 'reset';
 	/** With drop: serve the request first (what it does, e.g. register a hook, is done), then drop the answer. */
 	afterServing?: boolean;
+	/** Serve this many matching requests as usual first, then fail the next `count` (default 0): reaches a request deep in a sequence. */
+	skip?: number;
 }

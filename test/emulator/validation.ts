@@ -143,6 +143,7 @@ const FaultSchema = strict(
 		match: Type.Optional(Type.Object({ method: Type.Optional(Type.String()), path: Type.Optional(Type.String()) })),
 		drop: Type.Optional(Type.Union([Type.Literal('hang'), Type.Literal('reset')])),
 		afterServing: Type.Optional(Type.Boolean()),
+		skip: Type.Optional(Type.Integer({ minimum: 0 })),
 	}),
 );
 

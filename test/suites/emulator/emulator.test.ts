@@ -345,6 +345,16 @@ describe('rate limits and faults', () => {
 		expect((await api('PATCH', `/me/${hook.uuid}/enabled`, { enabled: true })).status).toBe(204);
 	});
 
+	it('serves the first `skip` matching requests, then fails the next ones', async () => {
+		const hook = await register();
+		emulator.failNext(2, 503, { match: { method: 'GET' }, skip: 1 });
+		expect((await api('GET', `/me/${hook.uuid}`)).status).toBe(200);
+		expect((await api('PATCH', `/me/${hook.uuid}`, { name: 'x' })).status).toBe(200);
+		expect((await api('GET', `/me/${hook.uuid}`)).status).toBe(503);
+		expect((await api('GET', '/me/')).status).toBe(503);
+		expect((await api('GET', '/me/')).status).toBe(200);
+	});
+
 	it('adds the configured latency', async () => {
 		emulator.configure({ latencyMs: 150 });
 		try {

@@ -21,10 +21,13 @@ export const triggerNode = new StacksHooksTrigger();
 /** The emulator of the test file that called useEmulator() (each test file has its own copy of this module). */
 export let emu: Emulator;
 
-/** Starts the file's emulator (one account: API_KEY, CONSUMER_SECRET) before its tests, resets it before each and closes it after them. */
-export function useEmulator(): void {
+/**
+ * Starts the file's emulator (the account API_KEY, CONSUMER_SECRET, then the `otherAccounts` given) before its tests,
+ * resets it before each and closes it after them.
+ */
+export function useEmulator(otherAccounts: Array<{ apiKey: string; consumerSecret?: string }> = []): void {
 	beforeAll(async () => {
-		emu = await startEmulator({ accounts: [{ apiKey: API_KEY, consumerSecret: CONSUMER_SECRET }] });
+		emu = await startEmulator({ accounts: [{ apiKey: API_KEY, consumerSecret: CONSUMER_SECRET }, ...otherAccounts] });
 	});
 	beforeEach(() => emu.reset());
 	afterAll(async () => {
