@@ -1,0 +1,148 @@
+/**
+ * Generated deliveries through a real n8n 2.41.1: 1,000 valid ones and 1,000 with a broken part,
+ * from the same arbitraries as the engine's property suite (test/support/deliveryArbitraries.ts),
+ * posted to an active trigger's production URL over HTTPS with the account's secret. No answer is a
+ * 5xx; every valid delivery is answered 200 and every broken one 400; n8n records exactly one
+ * execution per valid delivery that carries a transaction, with the delivery's transactions as its
+ * items, in order, rollbacks first; and n8n is still healthy afterwards.
+ *
+ * Replay a failure with FC_SEED=<seed>; FC_RUNS_FACTOR scales the counts.
+ */
+import fc from 'fast-check';
+
+import type { DeliveryPayload, Emulator } from '../../emulator';
+import { delivery, mutatedDelivery } from '../../support/deliveryArbitraries';
+import type { Execution } from '../../support/n8n/api';
+import type { N8nInstance } from '../../support/n8n/instance';
+import { type Stack, startStack } from '../../support/n8n/stack';
+import { propertyParameters, replayHint, SEED } from '../../support/properties';
+
+const API_KEY = 'deliveries-e2e-key';
+const SECRET = 'd311e7e5'.repeat(8);
+const WEBHOOK_ID = '9e4a7c21-6b3d-4f58-a1c0-2d8e5f7b9a43';
+const RUNS = propertyParameters(1000).numRuns!;
+/**
+ * The engine suite sends blocks of up to 2,000 transactions; here a delivery has at most this many,
+ * so that 1,000 executions with their items stay within a few minutes of n8n on 2 cores.
+ */
+const MAX_TRANSACTIONS = 40;
+/** Posts in flight at once. */
+const CONCURRENCY = 6;
+
+let stack: Stack;
+let n8n: N8nInstance;
+let emu: Emulator;
+let workflowId: string;
+jest.setTimeout(10 * 60_000);
+
+const transactionsOf = (payload: DeliveryPayload) => [...payload.event.rollback, ...payload.event.apply].flatMap((block) => block.transactions);
+const url = () => n8n.webhookUrl(`${WEBHOOK_ID}/webhook`);
+const post = (body: unknown) =>
+	n8n.request(url(), {
+		method: 'POST',
+		headers: { 'content-type': 'application/json', 'x-hook-consumer-secret': SECRET },
+		body: JSON.stringify(body),
+		timeoutMs: 60_000,
+	});
+
+/** Posts every body, CONCURRENCY at a time; the answers' statuses in the bodies' order. */
+async function postAll(bodies: unknown[]): Promise<number[]> {
+	const statuses: number[] = new Array(bodies.length);
+	let next = 0;
+	await Promise.all(
+		Array.from({ length: CONCURRENCY }, async () => {
+			while (next < bodies.length) {
+				const at = next++;
+				statuses[at] = (await post(bodies[at])).status;
+			}
+		}),
+	);
+	return statuses;
+}
+
+beforeAll(async () => {
+	stack = await startStack({ apiKey: API_KEY, consumerSecret: SECRET, credentialName: 'Stacks Hooks (deliveries)' });
+	({ n8n, emu } = stack);
+	const workflow = await n8n.api.createWorkflow({
+		name: 'Generated deliveries',
+		nodes: [
+			{
+				id: 'd1d6e7a8-2222-4b2c-9d3e-bbbbbbbbbbbb',
+				name: 'Stacks Hooks Trigger',
+				type: 'n8n-nodes-stacks-hooks.stacksHooksTrigger',
+				typeVersion: 1.1,
+				position: [0, 0],
+				webhookId: WEBHOOK_ID,
+				parameters: { events: { filter: [{ type: 'stx_transfer' }] } },
+				credentials: { stacksHooksApi: stack.credential },
+			},
+		],
+		connections: {},
+	});
+	workflowId = workflow.id;
+	await n8n.api.activate(workflowId);
+	expect(emu.hooks(API_KEY)).toHaveLength(1);
+}, 15 * 60_000);
+
+afterAll(async () => {
+	await stack?.close();
+}, 60_000);
+
+it(`answers ${RUNS.toLocaleString('en')} valid deliveries 200 and ${RUNS.toLocaleString('en')} broken ones 400, never 5xx; one execution per valid delivery with a transaction, items exact`, async () => {
+	const started = Date.now();
+	const valid = fc.sample(
+		delivery.filter((payload) => transactionsOf(payload).length <= MAX_TRANSACTIONS),
+		{ seed: SEED, numRuns: RUNS },
+	);
+	const broken = fc
+		.sample(
+			mutatedDelivery.filter(({ body }) => JSON.stringify(body ?? null).length < 100_000),
+			{ seed: SEED + 1, numRuns: RUNS },
+		)
+		.map(({ body }) => body);
+	const withTransactions = valid.filter((payload) => transactionsOf(payload).length > 0);
+	const context = `(${replayHint()})`;
+
+	const validStatuses = await postAll(valid);
+	const brokenStatuses = await postAll(broken);
+	const all = [...validStatuses, ...brokenStatuses];
+	expect({ serverErrors: all.filter((status) => status >= 500).length, context }).toEqual({ serverErrors: 0, context });
+	expect({ notOk: validStatuses.filter((status) => status !== 200).length, context }).toEqual({ notOk: 0, context });
+	expect({ notBadRequest: brokenStatuses.filter((status) => status !== 400).length, context }).toEqual({ notBadRequest: 0, context });
+
+	// Every valid delivery with a transaction ran once; none other did.
+	let executions: Execution[] = [];
+	for (const deadline = Date.now() + 5 * 60_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 1000))) {
+		executions = await n8n.api.executions({ workflowId });
+		if (executions.length >= withTransactions.length && executions.every((execution) => execution.finished || execution.status === 'success')) break;
+	}
+	await new Promise((resolve) => setTimeout(resolve, 2000)); // nothing more comes
+	executions = await n8n.api.executions({ workflowId });
+	expect(executions.length).toBe(withTransactions.length);
+	expect(executions.filter((execution) => execution.status !== 'success')).toEqual([]);
+
+	// A sample, looked at item by item: each delivery is found by its hook UUID (generated, unique).
+	const byUuid = new Map(withTransactions.map((payload) => [payload.chainhook.uuid, payload]));
+	const rng = fc.sample(fc.nat(executions.length - 1), { seed: SEED + 2, numRuns: 25 });
+	for (const index of new Set(rng)) {
+		const full = (await n8n.api.public('GET', `/executions/${executions[index].id}?includeData=true`)) as Execution;
+		const items = full.data?.resultData?.runData?.['Stacks Hooks Trigger']?.[0]?.data?.main?.[0]?.map((item) => item.json) ?? [];
+		const payload = byUuid.get(String(items[0]?.hookUuid));
+		expect(payload).toBeDefined();
+		expect(items.map((item) => [item.direction, item.txHash])).toEqual([
+			...payload!.event.rollback.flatMap((block) => block.transactions.map((tx) => ['rollback', tx.transaction_identifier.hash])),
+			...payload!.event.apply.flatMap((block) => block.transactions.map((tx) => ['apply', tx.transaction_identifier.hash])),
+		]);
+	}
+
+	// n8n is healthy: ready, and a delivery still runs.
+	expect((await n8n.request('/healthz/readiness')).status).toBe(200);
+	expect((await post(withTransactions[0])).status).toBe(200);
+	await n8n.api.waitForExecutions(workflowId, withTransactions.length + 1, { timeoutMs: 60_000 });
+
+	console.log(
+		`real n8n: ${valid.length} valid deliveries all 200 (${withTransactions.length} with a transaction, ${valid.length - withTransactions.length} without, ` +
+			`${valid.reduce((sum, payload) => sum + transactionsOf(payload).length, 0)} transactions), ${broken.length} broken ones all 400, no 5xx; ` +
+			`${executions.length} executions, all success; ${((Date.now() - started) / 1000).toFixed(0)} s; ${replayHint()}`,
+	);
+});
