@@ -106,7 +106,9 @@ function webhookUrlOf(ctx: IHookFunctions): string {
 
 /** Why the hook does not deliver, or undefined when it does. */
 export function whyNotDelivering(hook: Hook): string | undefined {
-	if (!hook.status.enabled) return 'it had been disabled at the service';
+	if (!hook.status.enabled) {
+		return hook.status.status === 'new' ? 'it had never been enabled (an earlier activation stopped before enabling it)' : 'it had been disabled at the service';
+	}
 	if (hook.status.status === 'interrupted') return 'the service had interrupted it after failed deliveries';
 	return undefined;
 }

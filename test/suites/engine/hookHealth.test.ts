@@ -205,6 +205,18 @@ describe('the health check beside activation and deactivation', () => {
 		expect(emu.hooks(API_KEY).map((record) => record.uuid)).toEqual([foreign.uuid]);
 	});
 
+	it('enables on activation a hook an earlier activation registered but was stopped before enabling (n8n killed)', async () => {
+		const { hook } = await activeHook();
+		await deleteByHand(hook.uuid);
+		const registered = await fetch(`${emu.url}/me/`, { method: 'POST', headers: { 'x-api-key': API_KEY, 'content-type': 'application/json' }, body: JSON.stringify(hook.definition) });
+		const { uuid } = (await registered.json()) as { uuid: string };
+		expect(hooksAtWebhook()[0].status).toMatchObject({ status: 'new', enabled: false });
+		// The killed activation's static data never reached n8n's database.
+		expect(await runTriggerHook('checkExists', {})).toBe(true);
+		expect(hooksAtWebhook()).toEqual([expect.objectContaining({ uuid, status: expect.objectContaining({ enabled: true, status: 'streaming' }) })]);
+		expect(infos).toEqual([expect.stringContaining(`enabled hook ${uuid} again on activation: it had never been enabled (an earlier activation stopped before enabling it)`)]);
+	});
+
 	it('re-enabling on activation (n8n start-up) also resumes an interrupted hook, and says so', async () => {
 		const { staticData, hook } = await activeHook();
 		emu.interruptHook(hook.uuid);
