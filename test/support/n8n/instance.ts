@@ -14,7 +14,7 @@ import { Agent } from 'undici';
 
 import { expectOk, httpRequest, N8nApi, type Requester } from './api';
 import { ensureHost, node24Env } from './host/provision';
-import { eachLine, hasExited, startProcess, stopProcess } from './process';
+import { eachLine, hasExited, signalGroup, startProcess, stopProcess } from './process';
 import { selfSignedPair } from './tls';
 
 /** A TCP port free on 127.0.0.1 now: the OS picks it (port 0), the few lines a library would hold. */
@@ -213,6 +213,14 @@ export async function startN8n(opts: StartOptions = {}) {
 			await stop();
 			addLine('[harness] ---- restart ----');
 			await launch();
+		},
+		/** SIGKILL to n8n and its task runners at once, as a crash or an OOM kill would: nothing of n8n's shutdown runs. restart() brings it back. */
+		async crash(): Promise<void> {
+			const crashed = child;
+			const exited = hasExited(crashed) ? Promise.resolve() : new Promise<void>((resolve) => crashed.once('exit', () => resolve()));
+			addLine('[harness] ---- SIGKILL ----');
+			if (crashed.pid) signalGroup(crashed.pid, 'SIGKILL');
+			await exited;
 		},
 		/** The last lines n8n printed (stdout and stderr), across restarts. */
 		logs: () => lines.join('\n'),

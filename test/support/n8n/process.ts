@@ -46,7 +46,7 @@ function installHandlers(): void {
 	}
 }
 
-function signalGroup(pgid: number, signal: NodeJS.Signals): void {
+export function signalGroup(pgid: number, signal: NodeJS.Signals): void {
 	try {
 		process.kill(-pgid, signal);
 	} catch {
