@@ -382,6 +382,14 @@ abstract class LifecycleStep implements Cmd {
 // ---------------------------------------------------------------------------------------------
 // n8n's side.
 
+/** The model after n8n's activation (or update): active and running only if it succeeded. */
+function modelActivation(m: Model, { ok, hook }: Awaited<ReturnType<typeof n8nActivates>>): void {
+	m.active = ok;
+	m.running = ok;
+	m.hook = hook;
+	if (ok) m.kept = current(m);
+}
+
 class Activate extends LifecycleStep {
 	check(m: Readonly<Model>): boolean {
 		return !m.active;
@@ -392,11 +400,7 @@ class Activate extends LifecycleStep {
 	}
 
 	protected async act(m: Model, r: Real, step: Step) {
-		const { ok, hook } = await n8nActivates(r, step, parametersOf(m.events, m.options), 'activate');
-		m.active = ok;
-		m.running = ok;
-		m.hook = hook;
-		if (ok) m.kept = current(m);
+		modelActivation(m, await n8nActivates(r, step, parametersOf(m.events, m.options), 'activate'));
 	}
 }
 
@@ -491,11 +495,7 @@ class Edit extends LifecycleStep {
 		r.trigger = undefined;
 		m.events = this.events;
 		m.options = this.options;
-		const { ok, hook } = await n8nActivates(r, step, parametersOf(m.events, m.options), 'update');
-		m.active = ok;
-		m.running = ok;
-		m.hook = hook;
-		if (ok) m.kept = current(m);
+		modelActivation(m, await n8nActivates(r, step, parametersOf(m.events, m.options), 'update'));
 	}
 }
 
