@@ -640,7 +640,8 @@ class ByHand extends LifecycleStep {
 	}
 }
 
-class RotateSecret extends LifecycleStep {
+/** A step beside the trigger (at the service, or a fault to come): always possible, it calls nothing of the trigger's. */
+abstract class AsideStep extends LifecycleStep {
 	constructor() {
 		super();
 		this.callsTrigger = false;
@@ -650,7 +651,9 @@ class RotateSecret extends LifecycleStep {
 	check(): boolean {
 		return true;
 	}
+}
 
+class RotateSecret extends AsideStep {
 	toString(): string {
 		return 'RotateSecret';
 	}
@@ -663,15 +666,9 @@ class RotateSecret extends LifecycleStep {
 }
 
 /** The next step that calls the service from the trigger meets `k` failures (a status, a reset or hung connection). */
-class FailNext extends LifecycleStep {
+class FailNext extends AsideStep {
 	constructor(private readonly fault: Fault) {
 		super();
-		this.callsTrigger = false;
-		this.touches = { production: false, test: false };
-	}
-
-	check(): boolean {
-		return true;
 	}
 
 	toString(): string {
