@@ -37,7 +37,7 @@ export interface Connection {
 	authHeaders?: Record<string, string>;
 }
 
-export async function getConnection(ctx: RequestContext): Promise<Connection> {
+export async function getConnection(ctx: RequestContext, opts: { withApiKey?: boolean } = {}): Promise<Connection> {
 	const fields = readCredential(await ctx.getCredentials(CREDENTIAL_TYPE));
 	const baseUrl = (fields.baseUrl || NETWORKS[fields.network].baseUrl).replace(/\/+$/, '');
 	if (!/^https?:\/\/[^/]/i.test(baseUrl)) {
@@ -52,6 +52,7 @@ export async function getConnection(ctx: RequestContext): Promise<Connection> {
 		network: fields.network,
 		consumerSecret: fields.consumerSecret,
 		accountKey: `${baseUrl}#${createHash('sha256').update(fields.apiKey).digest('hex').slice(0, 16)}`,
+		...(opts.withApiKey && { authHeaders: { [API_KEY_HEADER]: fields.apiKey } }),
 	};
 }
 
@@ -61,7 +62,5 @@ export async function getConnection(ctx: RequestContext): Promise<Connection> {
  * acquired for this context"), so these requests carry the API key header themselves.
  */
 export async function backgroundConnection(ctx: RequestContext): Promise<Connection> {
-	const connection = await getConnection(ctx);
-	const { apiKey } = readCredential(await ctx.getCredentials(CREDENTIAL_TYPE));
-	return { ...connection, authHeaders: { [API_KEY_HEADER]: apiKey } };
+	return await getConnection(ctx, { withApiKey: true });
 }
