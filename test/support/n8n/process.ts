@@ -11,7 +11,6 @@ import { setTimeout as sleep } from 'timers/promises';
 import * as vm from 'vm';
 
 const groups = new Set<number>();
-let handlersInstalled = false;
 
 /** The real `process`: inside jest, `process` is a per-file copy whose 'exit' and signal listeners never fire. */
 function realProcess(): NodeJS.Process {
@@ -25,25 +24,37 @@ export function killAll(): void {
 	groups.clear();
 }
 
-/** Runs `cleanup` when this process exits (the real process, also under jest). */
-export function atExit(cleanup: () => void): void {
-	installHandlers();
-	realProcess().once('exit', cleanup);
-}
+const EXIT_WORK = Symbol.for('n8n-nodes-stacks-hooks.exitWork');
 
-function installHandlers(): void {
-	if (handlersInstalled) return;
-	handlersInstalled = true;
-	const proc = realProcess();
-	proc.on('exit', killAll);
+/**
+ * What runs when the real process exits or is stopped by a signal. Kept on the process itself, with
+ * one listener per event: jest gives every suite its own copy of this module but the same process,
+ * and listeners added per suite would pass Node's limit of 10.
+ */
+function exitWork(): Set<() => void> {
+	const proc = realProcess() as NodeJS.Process & { [EXIT_WORK]?: Set<() => void> };
+	const existing = proc[EXIT_WORK];
+	if (existing) return existing;
+	const work = new Set<() => void>();
+	proc[EXIT_WORK] = work;
+	const runAll = () => work.forEach((run) => run());
+	proc.once('exit', runAll);
 	for (const [signal, number] of [['SIGINT', 2], ['SIGTERM', 15], ['SIGHUP', 1]] as const) {
 		proc.on(signal, () => {
 			// Someone else handles it (npm start stops n8n gracefully): leave it to them; 'exit' still kills leftovers.
 			if (proc.listenerCount(signal) > 1) return;
-			killAll();
+			runAll();
 			proc.exit(128 + number);
 		});
 	}
+	return work;
+}
+
+/** Runs `cleanup` when this process exits (the real process, also under jest). */
+export function atExit(cleanup: () => void): void {
+	const work = exitWork();
+	work.add(killAll);
+	work.add(cleanup);
 }
 
 export function signalGroup(pgid: number, signal: NodeJS.Signals): void {
@@ -76,7 +87,7 @@ export const hasExited = (child: ChildProcess) => child.exitCode !== null || chi
 
 /** spawn() in a new, tracked process group; stdout and stderr are piped. What the child leaves behind goes 2 s after it exits. */
 export function startProcess(cmd: string, args: string[], options: SpawnOptions): ChildProcess {
-	installHandlers();
+	exitWork().add(killAll);
 	const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], ...options, detached: true });
 	const pgid = child.pid;
 	if (pgid) {
