@@ -2,6 +2,10 @@
  * A real n8n (2.41.1 on Node 24, from host/) for the end-to-end tests, `npm start` and the
  * benchmark: started headless and offline, over HTTPS when asked, with an owner and a
  * public-API key; stopped, with its task runners, by stop() or when this process ends.
+ *
+ * startN8nProcess() starts one process of any role (`n8n start`, `n8n webhook`, `n8n worker`):
+ * queue mode (queue.ts) runs several over one database; startN8n() is the main process with
+ * its owner, as a single-process n8n and queue mode's main both need.
  */
 import { type ChildProcess } from 'child_process';
 import { randomBytes } from 'crypto';
@@ -28,7 +32,14 @@ export function freePort(): Promise<number> {
 	});
 }
 
+/** Which n8n command runs: the main process (editor, activation), a webhook process or a worker (queue mode). */
+export type N8nRole = 'main' | 'webhook' | 'worker';
+
 export interface StartOptions {
+	/** Default: main (`n8n start`). */
+	role?: N8nRole;
+	/** A worker's `--concurrency` (n8n's default: 10). */
+	concurrency?: number;
 	/** n8n's N8N_USER_FOLDER (it keeps its data in `<userFolder>/.n8n`). Default: a new temp folder. */
 	userFolder?: string;
 	/** Default: a free port. */
@@ -47,8 +58,10 @@ export interface StartOptions {
 	provisionLog?: (msg: string) => void;
 }
 
-/** A running n8n, as startN8n returns it. */
+/** A running n8n main process with its owner, as startN8n returns it. */
 export type N8nInstance = Awaited<ReturnType<typeof startN8n>>;
+/** A running n8n process of any role, as startN8nProcess returns it. */
+export type N8nProcess = Awaited<ReturnType<typeof startN8nProcess>>;
 
 /** Where the owner's email, password and API key (and our encryption key) are kept in the user folder. */
 export const STATE_FILE = 'e2e-owner.json';
@@ -98,8 +111,26 @@ export function inheritedEnv(): Record<string, string> {
 	);
 }
 
-/** Starts n8n (provisioning host/ first when needed); resolves when it is ready and has an owner and an API key. */
+/** Starts n8n's main process (provisioning host/ first when needed); resolves when it is ready and has an owner and an API key. */
 export async function startN8n(opts: StartOptions = {}) {
+	const proc = await startN8nProcess({ ...opts, role: 'main' });
+	let api: N8nApi;
+	try {
+		api = await ensureOwner(proc.userFolder, proc.request);
+	} catch (error) {
+		await proc.stop();
+		throw error;
+	}
+	const state = readState(proc.userFolder);
+	return Object.assign(proc, {
+		owner: { email: state.email!, password: state.password! },
+		api,
+	});
+}
+
+/** Starts one n8n process of `opts.role` (provisioning host/ first when needed); resolves when it answers its readiness check. */
+export async function startN8nProcess(opts: StartOptions = {}) {
+	const role = opts.role ?? 'main';
 	const host = await ensureHost(opts.provisionLog);
 	const userFolder = path.resolve(opts.userFolder ?? fs.mkdtempSync(path.join(os.tmpdir(), 'n8n-e2e-')));
 	fs.mkdirSync(userFolder, { recursive: true });
@@ -108,8 +139,9 @@ export async function startN8n(opts: StartOptions = {}) {
 	while (brokerPort === port) brokerPort = await freePort();
 	const tls = opts.https ? await selfSignedPair(path.join(userFolder, 'e2e-tls')) : undefined;
 	const dispatcher = tls ? new Agent({ connect: { ca: tls.cert } }) : undefined;
-	const baseUrl = `${tls ? 'https' : 'http'}://127.0.0.1:${port}`;
-	const webhookBaseUrl = `${baseUrl}/`;
+	// A worker's health server is plain HTTP whatever N8N_PROTOCOL says (n8n's scaling/worker-server.js).
+	const baseUrl = `${tls && role !== 'worker' ? 'https' : 'http'}://127.0.0.1:${port}`;
+	const webhookBaseUrl = opts.env?.N8N_WEBHOOK_URL ?? `${baseUrl}/`;
 	const env: Record<string, string> = {
 		N8N_USER_FOLDER: userFolder,
 		N8N_ENCRYPTION_KEY: encryptionKeyFor(userFolder),
@@ -131,8 +163,11 @@ export async function startN8n(opts: StartOptions = {}) {
 		N8N_DISABLED_MODULES: 'mcp-registry',
 		N8N_HIRING_BANNER_ENABLED: 'false',
 		...(tls ? { N8N_SSL_KEY: tls.keyPath, N8N_SSL_CERT: tls.certPath } : {}),
+		// A worker serves no editor; its readiness check listens on this port.
+		...(role === 'worker' ? { QUEUE_HEALTH_CHECK_ACTIVE: 'true', QUEUE_HEALTH_CHECK_PORT: String(port) } : {}),
 		...opts.env,
 	};
+	const args = role === 'main' ? ['start'] : role === 'webhook' ? ['webhook'] : ['worker', ...(opts.concurrency ? [`--concurrency=${opts.concurrency}`] : [])];
 	const request: Requester = (pathOrUrl, options) =>
 		httpRequest(/^https?:/.test(pathOrUrl) ? pathOrUrl : `${baseUrl}${pathOrUrl}`, options, dispatcher);
 
@@ -147,10 +182,10 @@ export async function startN8n(opts: StartOptions = {}) {
 	let stopping: Promise<void> | undefined;
 
 	const launch = async (): Promise<void> => {
-		child = startProcess(host.node24, [host.n8nBin, 'start'], { cwd: userFolder, env: { ...inheritedEnv(), ...env } });
+		child = startProcess(host.node24, [host.n8nBin, ...args], { cwd: userFolder, env: { ...inheritedEnv(), ...env } });
 		stopping = undefined;
-		// Readiness answers once the database is up; this line follows the activation of published workflows.
-		const seen = { editor: false };
+		// Readiness answers once the database is up; the main's line follows the activation of published workflows.
+		const seen = { editor: role !== 'main' };
 		eachLine(child, (line) => {
 			seen.editor ||= line.includes('Editor is now accessible via');
 			addLine(line);
@@ -164,11 +199,11 @@ export async function startN8n(opts: StartOptions = {}) {
 			if (spawnError || hasExited(child)) {
 				await sleep(200); // the last output
 				const how = spawnError?.message ?? `exit ${child.signalCode ?? child.exitCode}`;
-				throw new Error(`n8n exited before it was ready (${how}).\n${tail()}`);
+				throw new Error(`n8n ${args[0]} exited before it was ready (${how}).\n${tail()}`);
 			}
 			if (Date.now() > deadline) {
 				await stopProcess(child, 2000);
-				throw new Error(`n8n was not ready within ${timeoutMs / 1000} s at ${baseUrl}.\n${tail()}`);
+				throw new Error(`n8n ${args[0]} was not ready within ${timeoutMs / 1000} s at ${baseUrl}.\n${tail()}`);
 			}
 			const ready = seen.editor && (await request('/healthz/readiness', { timeoutMs: 2000 }).catch(() => undefined));
 			if (ready && ready.status === 200) return;
@@ -177,15 +212,8 @@ export async function startN8n(opts: StartOptions = {}) {
 	const stop = () => (stopping ??= stopProcess(child, 10_000));
 
 	await launch();
-	let api: N8nApi;
-	try {
-		api = await ensureOwner(userFolder, request);
-	} catch (error) {
-		await stop();
-		throw error;
-	}
-	const state = readState(userFolder);
 	return {
+		role,
 		/** e.g. `https://127.0.0.1:40123` (no trailing slash). */
 		baseUrl,
 		/** The N8N_WEBHOOK_URL given to n8n, with a trailing slash. */
@@ -203,8 +231,6 @@ export async function startN8n(opts: StartOptions = {}) {
 		certificate: tls?.cert,
 		/** For undici's fetch: trusts `certificate` (undefined over HTTP). */
 		dispatcher,
-		owner: { email: state.email!, password: state.password! },
-		api,
 		host,
 		/** SIGTERM, SIGKILL after 10 s; resolves once n8n and its task runners are gone. Idempotent. */
 		stop,

@@ -1,0 +1,271 @@
+/**
+ * Both nodes in n8n's queue mode (n8n 2.41.1): real Redis and PostgreSQL, one main process, two
+ * webhook processes behind a round-robin proxy and two workers (queue.ts). The main process
+ * registers the trigger's hook; each webhook process checks the deliveries it receives; the
+ * workers run the executions, which land in PostgreSQL; restarts of each kind of process lose
+ * nothing; two workers share one account's rate limit with the action node.
+ */
+import { setTimeout as sleep } from 'timers/promises';
+
+import type { DeliveryPayload, Emulator } from '../../emulator';
+import { type Execution, httpRequest, type WorkflowJson } from '../../support/n8n/api';
+import type { N8nInstance, N8nProcess } from '../../support/n8n/instance';
+import { type QueueStack, startQueueStack } from '../../support/n8n/queue';
+
+const API_KEY = 'queue-e2e-key';
+const SECRET = '9e0e'.repeat(16);
+const ALICE = 'ST1PQHQKV0RJXZFY1DGX8MNSNYVE3VGZJSRTPGZGM';
+const BOB = 'ST2CY5V39NHDPWSXMW9QDT3HC3GD6Q6XX4CFRK9AG';
+const WEBHOOK_ID = '4b1d6c3e-7a2f-4e59-9c08-5f3a2b1d0e7c';
+const TRIGGER = 'n8n-nodes-stacks-hooks.stacksHooksTrigger';
+const ACTION = 'n8n-nodes-stacks-hooks.stacksHooks';
+
+let stack: QueueStack;
+let main: N8nInstance;
+let emu: Emulator;
+let height = 5000;
+/** Every line each n8n process printed, by process name. */
+const logs = new Map<string, string[]>();
+jest.setTimeout(240_000);
+
+const triggerWorkflow = (): WorkflowJson => ({
+	name: 'Queue mode: STX from Alice',
+	nodes: [
+		{
+			id: 'a1d6e7a8-3333-4b2c-9d3e-cccccccccccc',
+			name: 'Stacks Hooks Trigger',
+			type: TRIGGER,
+			typeVersion: 1.1,
+			position: [0, 0],
+			webhookId: WEBHOOK_ID,
+			parameters: { events: { filter: [{ type: 'stx_transfer', sender: ALICE }] } },
+			credentials: { stacksHooksApi: stack.credential },
+		},
+	],
+	connections: {},
+});
+
+const transfers = (count: number) => ({
+	height: ++height,
+	transactions: Array.from({ length: count }, (_, i) => ({ kind: 'stx_transfer' as const, sender: ALICE, recipient: BOB, amount: 1000 + i })),
+});
+
+const webhookPath = `webhook/${WEBHOOK_ID}/webhook`;
+/** The production URL n8n registers: the proxy's. */
+const productionUrl = () => `${stack.env.N8N_WEBHOOK_URL}${webhookPath}`;
+/** The same path on one webhook process, bypassing the proxy. */
+const directUrl = (proc: N8nProcess) => `${proc.baseUrl}/${webhookPath}`;
+
+const itemsOf = (execution: Execution) =>
+	execution.data?.resultData?.runData?.['Stacks Hooks Trigger']?.[0]?.data?.main?.[0]?.map((item) => item.json) ?? [];
+
+/** The execution ids PostgreSQL holds for a workflow, with their status and mode. */
+const executionRows = async (workflowId: string) =>
+	(await stack.postgres.query(`select id, status, mode from execution_entity where "workflowId" = '${workflowId}' order by id`)).map(([id, status, mode]) => ({ id, status, mode }));
+
+/** The worker names whose log says they ran an execution. */
+const workersThatRan = (executionId: string) =>
+	[...logs.entries()]
+		.filter(([name, lines]) => name.startsWith('worker') && lines.some((line) => new RegExp(`execution ${executionId}\\b`).test(line)))
+		.map(([name]) => name);
+
+beforeAll(async () => {
+	stack = await startQueueStack({
+		apiKey: API_KEY,
+		consumerSecret: SECRET,
+		credentialName: 'Stacks Hooks (queue mode)',
+		// One execution at a time per worker: two at once are then certainly on both workers.
+		workerConcurrency: 1,
+		log: (line) => {
+			const [, name, rest] = /^\[([^\]]+)\] (.*)$/.exec(line) ?? [];
+			if (!logs.has(name)) logs.set(name, []);
+			logs.get(name)!.push(rest);
+		},
+	});
+	({ main, emu } = stack);
+}, 15 * 60_000);
+
+afterAll(async () => {
+	await stack?.close();
+}, 120_000);
+
+describe('queue mode: main, 2 webhook processes, 2 workers, Redis, PostgreSQL', () => {
+	let workflowId: string;
+	let executions = 0;
+
+	it('registers exactly one enabled hook for the production URL when the main process activates the workflow', async () => {
+		workflowId = (await main.api.createWorkflow(triggerWorkflow())).id;
+		await main.api.activate(workflowId);
+		const hooks = emu.hooks(API_KEY);
+		expect(hooks).toHaveLength(1);
+		expect(hooks[0].status.enabled).toBe(true);
+		expect(hooks[0].definition.action.url).toBe(productionUrl());
+	});
+
+	it('checks the secret on each webhook process: 401 and no execution without it, one execution per valid delivery, run by the workers and kept in PostgreSQL', async () => {
+		// A real delivery from the service, through the proxy.
+		const [report] = await emu.injectBlock(transfers(3));
+		expect(report.status).toBe(200);
+		executions += 1;
+		const payload: DeliveryPayload = report.payload;
+
+		const post = (proc: N8nProcess, headers: Record<string, string>) =>
+			proc.request(directUrl(proc), { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(payload) });
+		for (const proc of stack.webhooks) {
+			expect((await post(proc, {})).status).toBe(401);
+			expect((await post(proc, { 'x-hook-consumer-secret': `${SECRET.slice(0, -1)}x` })).status).toBe(401);
+		}
+		// Alternately to each webhook process.
+		for (let i = 0; i < 6; i++) {
+			const answer = await post(stack.webhooks[i % 2], { 'x-hook-consumer-secret': SECRET });
+			expect({ i, status: answer.status, body: answer.json }).toEqual({ i, status: 200, body: { received: true, items: 3 } });
+			executions += 1;
+		}
+		const done = await main.api.waitForExecutions(workflowId, executions);
+		expect(done).toHaveLength(executions);
+		for (const execution of done) {
+			expect(execution.status).toBe('success');
+			expect(itemsOf(execution).map((item) => item.txHash)).toEqual(payload.event.apply[0].transactions.map((tx) => tx.transaction_identifier.hash));
+		}
+		// Nothing more came from the refused ones.
+		await sleep(1500);
+		expect(await main.api.executions({ workflowId })).toHaveLength(executions);
+
+		const rows = await executionRows(workflowId);
+		expect(rows.map((row) => row.id).sort()).toEqual(done.map((execution) => execution.id).sort());
+		expect(rows.every((row) => row.status === 'success' && row.mode === 'webhook')).toBe(true);
+		// Run on the workers, not on the main or webhook processes, and both workers took some.
+		const ranOn = done.map((execution) => workersThatRan(execution.id));
+		expect(ranOn.every((names) => names.length === 1)).toBe(true);
+		expect(new Set(ranOn.flat()).size).toBe(2);
+	});
+
+	it('loses nothing when the main process restarts: still one hook, deliveries still run', async () => {
+		const [before] = emu.hooks(API_KEY);
+		await main.restart();
+		expect(emu.hooks(API_KEY).map((hook) => hook.uuid)).toEqual([before.uuid]);
+		expect((await emu.injectBlock(transfers(1)))[0].status).toBe(200);
+		executions += 1;
+		expect(await main.api.waitForExecutions(workflowId, executions)).toHaveLength(executions);
+	});
+
+	it('loses nothing when a webhook process restarts, nor when a worker restarts', async () => {
+		const payload = (await emu.injectBlock(transfers(2)))[0].payload;
+		executions += 1;
+		const post = (proc: N8nProcess) =>
+			proc.request(directUrl(proc), { method: 'POST', headers: { 'content-type': 'application/json', 'x-hook-consumer-secret': SECRET }, body: JSON.stringify(payload) });
+
+		await stack.webhooks[0].restart();
+		expect((await post(stack.webhooks[0])).status).toBe(200);
+		executions += 1;
+		expect(await main.api.waitForExecutions(workflowId, executions)).toHaveLength(executions);
+
+		await stack.workers[0].restart();
+		for (const proc of stack.webhooks) {
+			expect((await post(proc)).status).toBe(200);
+			executions += 1;
+		}
+		const done = await main.api.waitForExecutions(workflowId, executions);
+		expect(done.filter((execution) => execution.status !== 'success')).toEqual([]);
+		expect(emu.hooks(API_KEY)).toHaveLength(1);
+	});
+
+	it('deletes the hook when the main process deactivates the workflow', async () => {
+		await main.api.deactivate(workflowId);
+		expect(emu.hooks(API_KEY)).toEqual([]);
+		expect(await emu.injectBlock(transfers(1))).toEqual([]);
+	});
+});
+
+describe('queue mode: the action node on two workers at once, one account budget', () => {
+	const HOOKS = 10;
+	const ITEMS_PER_RUN = 150;
+
+	it('enables 300 items with 0 failed items while two workers share 100 requests per 10 s', async () => {
+		// Hooks to enable, registered directly at the service.
+		const uuids: string[] = [];
+		for (let i = 0; i < HOOKS; i++) {
+			const created = await httpRequest(`${emu.url}/me/`, {
+				method: 'POST',
+				headers: { 'x-api-key': API_KEY },
+				body: {
+					version: '1',
+					name: `queue-rate-${i}`,
+					chain: 'stacks',
+					network: 'testnet',
+					filters: { events: [{ type: 'stx_transfer' }] },
+					action: { type: 'http_post', url: `https://hooks.example.com/${i}` },
+				},
+			});
+			expect(created.status).toBe(200);
+			uuids.push((created.json as { uuid: string }).uuid);
+		}
+		emu.configure({ rateLimit: { limit: 100, windowMs: 10_000 } });
+		emu.clearRequests();
+
+		const workflow = await main.api.createWorkflow({
+			name: 'Queue mode: enable many',
+			nodes: [
+				{
+					id: 'b1d6e7a8-4444-4b2c-9d3e-dddddddddddd',
+					name: 'Webhook',
+					type: 'n8n-nodes-base.webhook',
+					typeVersion: 2,
+					position: [0, 0],
+					webhookId: '6c2e1a9b-3d4f-4a5b-8c7d-9e0f1a2b3c4d',
+					parameters: { httpMethod: 'POST', path: 'enable-many', responseMode: 'onReceived' },
+				},
+				{
+					id: 'b1d6e7a8-5555-4b2c-9d3e-eeeeeeeeeeee',
+					name: 'Split Out',
+					type: 'n8n-nodes-base.splitOut',
+					typeVersion: 1,
+					position: [200, 0],
+					parameters: { fieldToSplitOut: 'body.hooks', options: {} },
+				},
+				{
+					id: 'b1d6e7a8-6666-4b2c-9d3e-ffffffffffff',
+					name: 'Enable Hook',
+					type: ACTION,
+					typeVersion: 1,
+					position: [400, 0],
+					onError: 'continueRegularOutput',
+					parameters: { resource: 'hook', operation: 'enable', hookId: { __rl: true, mode: 'id', value: '={{ $json["body.hooks"] }}' } },
+					credentials: { stacksHooksApi: stack.credential },
+				},
+			],
+			connections: {
+				Webhook: { main: [[{ node: 'Split Out', type: 'main', index: 0 }]] },
+				'Split Out': { main: [[{ node: 'Enable Hook', type: 'main', index: 0 }]] },
+			},
+		});
+		await main.api.activate(workflow.id);
+
+		// One call to each webhook process, at once: each becomes a job, and each worker takes one.
+		const hooks = Array.from({ length: ITEMS_PER_RUN }, (_, i) => uuids[i % HOOKS]);
+		const answers = await Promise.all(
+			stack.webhooks.map((proc) => proc.request(`${proc.baseUrl}/webhook/enable-many`, { method: 'POST', body: { hooks } })),
+		);
+		expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
+
+		const runs = await main.api.waitForExecutions(workflow.id, 2, { timeoutMs: 180_000 });
+		const outputs = await Promise.all(
+			runs.map(async (run) => {
+				const full = (await main.api.public('GET', `/executions/${run.id}?includeData=true`)) as Execution;
+				return full.data?.resultData?.runData?.['Enable Hook']?.[0]?.data?.main?.[0]?.map((item) => item.json) ?? [];
+			}),
+		);
+		const items = outputs.flat();
+		const failed = items.filter((item) => 'error' in item);
+		const limited = emu.requests.filter((request) => request.status === 429).length;
+		console.log(
+			`queue mode, two workers on one budget of 100 requests per 10 s: ${items.length} items, ${failed.length} failed, ` +
+				`${limited} answers 429 along the way; workers: ${runs.map((run) => workersThatRan(run.id).join('+')).join(', ')}`,
+		);
+		expect(runs.map((run) => run.status)).toEqual(['success', 'success']);
+		expect(items).toHaveLength(2 * ITEMS_PER_RUN);
+		expect(failed).toEqual([]);
+		expect(new Set(runs.flatMap((run) => workersThatRan(run.id))).size).toBe(2);
+		expect(items.every((item) => item.enabled === true)).toBe(true);
+	});
+});
