@@ -283,7 +283,8 @@ describe('Self-healing hooks', () => {
 		expect(resumed).toMatchObject({ uuid: hook.uuid, status: { enabled: true, status: 'streaming' } });
 
 		await api(`/me/${hook.uuid}`, 'DELETE');
-		const [again] = await mineOnce((found) => found.length === 1 && found[0].uuid !== hook.uuid, 20_000);
+		// Registered, then enabled: two requests, so wait for both.
+		const [again] = await mineOnce((found) => found.length === 1 && found[0].uuid !== hook.uuid && found[0].status.enabled, 20_000);
 		expect(again).toMatchObject({ status: { enabled: true }, definition: hook.definition });
 		await sleep(7000); // two more checks: nothing more to heal, nothing more logged
 		expect(mine().map((found) => found.uuid)).toEqual([again.uuid]);
