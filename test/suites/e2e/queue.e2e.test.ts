@@ -170,6 +170,23 @@ describe('queue mode: main, 2 webhook processes, 2 workers, Redis, PostgreSQL', 
 		expect(emu.hooks(API_KEY)).toHaveLength(1);
 	});
 
+	it("heals an interrupted hook from the main process's health check, the only process that runs it", async () => {
+		const workflow = triggerWorkflow();
+		workflow.nodes[0].parameters = { ...(workflow.nodes[0].parameters as object), options: { healthCheckMinutes: 0.05 } }; // every 3 s
+		await main.api.updateWorkflow(workflowId, workflow);
+		await main.api.activate(workflowId);
+		const [hook] = emu.hooks(API_KEY);
+		emu.interruptHook(hook.uuid);
+		expect(await emu.injectBlock(transfers(1))).toEqual([]);
+		for (const deadline = Date.now() + 20_000; emu.hooks(API_KEY)[0]?.status.status !== 'streaming' && Date.now() < deadline; ) await sleep(250);
+		expect(emu.hooks(API_KEY)).toEqual([expect.objectContaining({ uuid: hook.uuid, status: expect.objectContaining({ enabled: true, status: 'streaming' }) })]);
+		const healedBy = [...logs.entries()].filter(([, lines]) => lines.some((line) => line.includes(`enabled hook ${hook.uuid} again by the health check`))).map(([name]) => name);
+		expect(healedBy).toEqual(['main']);
+		expect((await emu.injectBlock(transfers(1)))[0].status).toBe(200);
+		executions += 1;
+		expect(await main.api.waitForExecutions(workflowId, executions)).toHaveLength(executions);
+	});
+
 	it('deletes the hook when the main process deactivates the workflow', async () => {
 		await main.api.deactivate(workflowId);
 		expect(emu.hooks(API_KEY)).toEqual([]);
