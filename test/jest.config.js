@@ -8,5 +8,8 @@ module.exports = {
 		'^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/test/tsconfig.json' }],
 	},
 	testTimeout: 30000,
+	// The real-n8n suites last, and n8n provisioned while the others run.
+	testSequencer: '<rootDir>/test/sequencer.js',
+	globalSetup: '<rootDir>/test/head-start.ts',
 	reporters: ['default', '<rootDir>/test/summary-reporter.js'],
 };

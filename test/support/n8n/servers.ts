@@ -48,7 +48,8 @@ async function install(log: Log): Promise<void> {
 	const started = Date.now();
 	log(`installing ${DEBIAN_PACKAGES.join(' and ')} from Debian's packages (about 15-60 s)`);
 	const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-	const apt = (args: string[]) => run('apt-get', args, { cwd: os.tmpdir(), env, timeoutMs: 10 * 60_000 });
+	// Another process of the run may be installing them right now: wait for apt's lock rather than fail.
+	const apt = (args: string[]) => run('apt-get', ['-o', 'DPkg::Lock::Timeout=300', ...args], { cwd: os.tmpdir(), env, timeoutMs: 10 * 60_000 });
 	let result = await apt(['install', '-y', '--no-install-recommends', ...DEBIAN_PACKAGES]);
 	if (result.code !== 0) {
 		// A fresh machine may not have read its package lists yet.

@@ -1,0 +1,19 @@
+/**
+ * jest's globalSetup: when the run includes real-n8n suites (sequencer.js puts them last and
+ * names them), starts what they need without waiting for it: the pinned n8n host (2-4 minutes
+ * on a fresh machine) and, for the queue-mode suite, Redis and PostgreSQL. The fast suites run
+ * meanwhile. Each suite still asks for the same things and waits for whatever is unfinished (the
+ * provisioning lock, apt's lock), so this only saves time: if it fails, the suite that needs it
+ * tries again and reports the error.
+ */
+import { ensureHost } from './support/n8n/host/provision';
+import { ensureServers } from './support/n8n/servers';
+
+export default function headStart(): void {
+	const suites = (process.env.STACKS_HOOKS_E2E_SUITES ?? '').split('\n').filter(Boolean);
+	if (suites.length === 0) return;
+	const log = (what: string) => (msg: string) => console.log(`[head start: ${what}] ${msg}`);
+	const quiet = (what: string) => (error: unknown) => console.log(`[head start: ${what}] failed; the suites will try again: ${(error as Error).message.split('\n')[0]}`);
+	void ensureHost(log('n8n host')).catch(quiet('n8n host'));
+	if (suites.some((suite) => /queue/.test(suite))) void ensureServers(log('Redis and PostgreSQL')).catch(quiet('Redis and PostgreSQL'));
+}

@@ -1,0 +1,20 @@
+/**
+ * Orders the suites: the fast ones first, the real-n8n suites (test/suites/e2e) last, each group
+ * as jest's own sequencer orders it (failed first, then slowest first). When the run includes
+ * real-n8n suites it says so to head-start.ts (jest sorts before its globalSetup runs, in the
+ * same process), which then provisions n8n while the fast suites run.
+ */
+const Sequencer = require('@jest/test-sequencer').default;
+
+const isEndToEnd = (test) => /[\\/]suites[\\/]e2e[\\/]/.test(test.path);
+
+class EndToEndLast extends Sequencer {
+	async sort(tests) {
+		const sorted = await super.sort(tests);
+		const endToEnd = sorted.filter(isEndToEnd);
+		process.env.STACKS_HOOKS_E2E_SUITES = endToEnd.map((test) => test.path).join('\n');
+		return [...sorted.filter((test) => !isEndToEnd(test)), ...endToEnd];
+	}
+}
+
+module.exports = EndToEndLast;
