@@ -78,6 +78,8 @@ export interface QueueStackOptions {
 	/** Each line of every n8n process, prefixed with its name (e.g. `webhook-2`). */
 	log?: (line: string) => void;
 	provisionLog?: StartOptions['provisionLog'];
+	/** The main process's port. Default: a free port. */
+	mainPort?: number;
 	/** Where n8n keeps its files (the package under .n8n/nodes). Default: a new temporary folder, removed by close(). */
 	userFolder?: string;
 }
@@ -131,7 +133,7 @@ export async function startQueueStack(opts: QueueStackOptions): Promise<QueueSta
 		const named = (name: string) => (opts.log ? (line: string) => opts.log!(`[${name}] ${line}`) : undefined);
 		const common = { https: true, userFolder, env, provisionLog: opts.provisionLog };
 		// The main process runs the migrations: the others start once it is up.
-		const main = await startN8n({ ...common, log: named('main'), readyTimeoutMs: 120_000 });
+		const main = await startN8n({ ...common, port: opts.mainPort, log: named('main'), readyTimeoutMs: 120_000 });
 		cleanups.push(() => main.stop());
 		const started = await Promise.all([
 			...webhookPorts.map((port, i) => startN8nProcess({ ...common, role: 'webhook', port, log: named(`webhook-${i + 1}`) })),

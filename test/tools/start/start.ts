@@ -7,6 +7,10 @@
  * Kept between starts in .cache/ (ignored by git): n8n's user folder (owner,
  * credential, workflows, executions, its certificate), the emulator's consumer
  * secret, n8n's log.
+ *
+ * `npm start -- --queue` starts n8n in queue mode instead (test/support/n8n/queue.ts): Redis,
+ * PostgreSQL, a main process, two webhook processes behind a round-robin proxy and two workers,
+ * with a new database each time (nothing of it is kept).
  */
 import { randomBytes } from 'crypto';
 import * as fs from 'fs';
@@ -19,6 +23,7 @@ import { ensureHost, hostPaths } from '../../support/n8n/host/provision';
 import { freePort, type N8nInstance, startN8n } from '../../support/n8n/instance';
 import { installPackage, packPackage } from '../../support/n8n/package';
 import { killAll } from '../../support/n8n/process';
+import { type QueueStack, startQueueStack } from '../../support/n8n/queue';
 import { CREDENTIAL_NAME, CREDENTIAL_TYPE, type CredentialRef, exampleKeys, loadExample } from '../../support/examples';
 import { REPO_DIR } from '../../support/paths';
 import { type RunInfo, runInfoPath, readRunInfo } from './run-info';
@@ -34,7 +39,7 @@ const N8N_LOG = path.join(CACHE, 'n8n.log');
 const CERT_FILE = path.join(CACHE, 'n8n-cert.pem');
 const relative = (file: string) => path.relative(REPO_DIR, file);
 
-const running: { n8n?: N8nInstance; emulator?: Emulator; stopping?: Promise<void> } = {};
+const running: { n8n?: N8nInstance; emulator?: Emulator; queue?: QueueStack; stopping?: Promise<void> } = {};
 
 /* ------------------------------------------------------------------ output */
 
@@ -154,8 +159,8 @@ async function ensureExamples(api: N8nApi, credential: CredentialRef): Promise<W
 	return trigger!;
 }
 
-async function setUp(started: number): Promise<void> {
-	const secret = consumerSecret();
+/** What both modes need first: the package packed and the n8n host installed. */
+async function prepare(): Promise<string> {
 	const tarball = await step(
 		'Building the package when its sources changed, and packing it (about 15 s)',
 		'Fix the build errors shown above, then run npm start again.',
@@ -168,6 +173,40 @@ async function setUp(started: number): Promise<void> {
 		'Check that the npm registry is reachable (npm ping). To start the host over, delete test/host/node_modules.',
 		() => ensureHost((message) => console.log(`  ${message}`)),
 	);
+	return tarball;
+}
+
+/** Activates the trigger example afresh and checks that its hook is registered for `webhookBaseUrl`. */
+async function activateTrigger(api: N8nApi, emulator: Emulator, credential: CredentialRef, webhookBaseUrl: string): Promise<Workflow> {
+	const trigger = await ensureExamples(api, credential);
+	// Publish afresh: the emulator forgot its hooks when it stopped, and n8n does not register
+	// them again when it restarts; unpublish (nothing to delete) and publish (registers one).
+	if ((await api.getWorkflow(trigger.id)).active) await api.deactivate(trigger.id);
+	await api.activate(trigger.id);
+	const hooks = emulator.hooks(EMULATOR_API_KEY).filter((hook) => hook.status.enabled);
+	if (!hooks.some((hook) => hook.definition.action.url.startsWith(webhookBaseUrl))) {
+		throw new Error('the trigger example was activated, but no hook to this n8n is registered at the emulator');
+	}
+	console.log(`  "${trigger.name}" is active: its hook is registered at the emulator`);
+	return trigger;
+}
+
+function writeRunInfo(main: N8nInstance, emulator: Emulator, trigger: Workflow): void {
+	const info: RunInfo = {
+		pid: process.pid,
+		n8nUrl: main.baseUrl,
+		emulatorOrigin: emulator.origin,
+		apiKey: main.api.apiKey,
+		certificateFile: CERT_FILE,
+		triggerWorkflowId: trigger.id,
+	};
+	fs.writeFileSync(CERT_FILE, main.certificate!);
+	fs.writeFileSync(runInfoPath(REPO_DIR), JSON.stringify(info, null, 2) + '\n', { mode: 0o600 });
+}
+
+async function setUp(started: number): Promise<void> {
+	const secret = consumerSecret();
+	const tarball = await prepare();
 	await step(
 		`Installing the package into n8n's user folder ${relative(USER_FOLDER)} (as n8n installs community packages, about 15 s)`,
 		`Check that the npm registry is reachable; to start over, delete ${relative(USER_FOLDER)}/.n8n/nodes.`,
@@ -188,7 +227,6 @@ async function setUp(started: number): Promise<void> {
 			const log = fs.createWriteStream(N8N_LOG, { flags: 'a' });
 			const userFolder = USER_FOLDER;
 			running.n8n = await startN8n({ userFolder, https: true, port, brokerPort, log: (line) => log.write(`${line}\n`), readyTimeoutMs: 120_000 });
-			fs.writeFileSync(CERT_FILE, running.n8n.certificate!);
 			return running.n8n;
 		},
 	);
@@ -212,32 +250,89 @@ async function setUp(started: number): Promise<void> {
 	const trigger = await step(
 		'Setting up the credential and the example workflows (a few seconds)',
 		`Look at the end of ${relative(N8N_LOG)}; the trigger example must stay named as it is imported.`,
-		async () => {
-			const trigger = await ensureExamples(n8n.api, await ensureCredential(n8n.api, emulator));
-			// Publish afresh: the emulator forgot its hooks when it stopped, and n8n does not register
-			// them again when it restarts; unpublish (nothing to delete) and publish (registers one).
-			if ((await n8n.api.getWorkflow(trigger.id)).active) await n8n.api.deactivate(trigger.id);
-			await n8n.api.activate(trigger.id);
-			const hooks = emulator.hooks(EMULATOR_API_KEY).filter((hook) => hook.status.enabled);
-			if (!hooks.some((hook) => hook.definition.action.url.startsWith(n8n.webhookBaseUrl))) {
-				throw new Error('the trigger example was activated, but no hook to this n8n is registered at the emulator');
-			}
-			console.log(`  "${trigger.name}" is active: its hook is registered at the emulator`);
-			return trigger;
-		},
+		async () => activateTrigger(n8n.api, emulator, await ensureCredential(n8n.api, emulator), n8n.webhookBaseUrl),
 	);
-
-	const info: RunInfo = {
-		pid: process.pid,
-		n8nUrl: n8n.baseUrl,
-		emulatorOrigin: emulator.origin,
-		apiKey: n8n.api.apiKey,
-		certificateFile: CERT_FILE,
-		triggerWorkflowId: trigger.id,
-	};
-	fs.writeFileSync(runInfoPath(REPO_DIR), JSON.stringify(info, null, 2) + '\n', { mode: 0o600 });
+	writeRunInfo(n8n, emulator, trigger);
 	console.log(`Ready in ${seconds(started)}.`);
 	printBanner(n8n, emulator, trigger);
+}
+
+async function setUpQueue(started: number): Promise<void> {
+	const secret = consumerSecret();
+	await prepare();
+	const mainPort = await choosePort(PREFERRED.n8n);
+	const emulatorPort = await choosePort(PREFERRED.emulator, [mainPort]);
+	const queue = await step(
+		`Starting queue mode: Redis, PostgreSQL, n8n ${N8N_VERSION} main, 2 webhook processes and 2 workers (about 60 s; the first time also installs Redis and PostgreSQL from Debian's packages; n8n's log goes to ${relative(N8N_LOG)})`,
+		`Look at the end of ${relative(N8N_LOG)}. Redis and PostgreSQL come from Debian's packages: as root, apt-get install -y redis-server postgresql.`,
+		async () => {
+			fs.writeFileSync(N8N_LOG, `---- npm start -- --queue ${new Date().toISOString()} ----\n`, { flag: 'a' });
+			const log = fs.createWriteStream(N8N_LOG, { flags: 'a' });
+			running.queue = await startQueueStack({
+				apiKey: EMULATOR_API_KEY,
+				consumerSecret: secret,
+				credentialName: CREDENTIAL_NAME,
+				mainPort,
+				emulator: { host: '127.0.0.1', port: emulatorPort, network: 'testnet' },
+				log: (line) => log.write(`${line}\n`),
+				provisionLog: (message) => console.log(`  ${message}`),
+			});
+			return running.queue;
+		},
+	);
+	for (const proc of [queue.main, ...queue.webhooks, ...queue.workers]) {
+		proc.process.once('exit', (code, signal) => {
+			if (running.stopping) return;
+			console.error(`\nAn n8n ${proc.role} process exited unexpectedly (${signal ?? `code ${code}`}). See ${relative(N8N_LOG)}.`);
+			void stopEverything('n8n is gone', 1);
+		});
+	}
+	const trigger = await step(
+		'Importing the example workflows (a few seconds)',
+		`Look at the end of ${relative(N8N_LOG)}; the trigger example must stay named as it is imported.`,
+		() => activateTrigger(queue.main.api, queue.emu, queue.credential, queue.env.N8N_WEBHOOK_URL),
+	);
+	writeRunInfo(queue.main, queue.emu, trigger);
+	console.log(`Ready in ${seconds(started)}.`);
+	printQueueBanner(queue, trigger);
+}
+
+function printQueueBanner(queue: QueueStack, trigger: Workflow): void {
+	const rule = '─'.repeat(78);
+	const { main, emu } = queue;
+	console.log(
+		[
+			'',
+			rule,
+			'  n8n in queue mode with the Stacks Hooks nodes is running.',
+			'',
+			`  Editor, API, activation:  ${main.baseUrl}   (main process, pid ${main.process.pid})`,
+			'             (its certificate is self-signed: accept the browser\'s warning)',
+			`  Log in:    ${main.owner.email}`,
+			`  Password:  ${main.owner.password}`,
+			'',
+			`  Production webhooks:      ${queue.env.N8N_WEBHOOK_URL}   (round-robin proxy in front of:)`,
+			...queue.webhooks.map((proc, i) => `    webhook process ${i + 1}:      ${proc.baseUrl}   (pid ${proc.process.pid})`),
+			...queue.workers.map((proc, i) => `  Executions, worker ${i + 1}:   health on ${proc.baseUrl}/healthz   (pid ${proc.process.pid})`),
+			`  Redis:                    127.0.0.1:${queue.redis.port}   (the job queue)`,
+			`  PostgreSQL:               127.0.0.1:${queue.postgres.port}, database ${queue.postgres.database}, user ${queue.postgres.user}`,
+			'             (new each start: workflows and executions are not kept)',
+			'',
+			`  Emulated hooks service: ${emu.url} (API key ${EMULATOR_API_KEY}),`,
+			`  used by the credential "${CREDENTIAL_NAME}". "${trigger.name}" is active.`,
+			'',
+			'  Make the emulated chain produce STX transfers (in another terminal):',
+			'',
+			'      npm run emulate',
+			'',
+			'  then see the executions of the trigger example:',
+			`  ${main.baseUrl}/workflow/${trigger.id}/executions`,
+			'',
+			'  Ctrl-C stops every process.',
+			rule,
+			'',
+		].join('\n'),
+	);
 }
 
 function printBanner(n8n: N8nInstance, emulator: Emulator, trigger: Workflow): void {
@@ -281,6 +376,7 @@ function stopEverything(reason: string, exitCode: number): Promise<void> {
 		try {
 			await running.n8n?.stop();
 			await running.emulator?.close();
+			await running.queue?.close();
 		} catch (error) {
 			console.error(`  while stopping: ${(error as Error).message}`);
 		}
@@ -310,7 +406,8 @@ async function main(): Promise<void> {
 	handleSignals();
 	fs.mkdirSync(USER_FOLDER, { recursive: true });
 	refuseSecondInstance();
-	await setUp(Date.now());
+	if (process.argv.includes('--queue')) await setUpQueue(Date.now());
+	else await setUp(Date.now());
 }
 
 main().catch(async (error: unknown) => {
