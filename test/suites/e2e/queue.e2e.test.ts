@@ -5,6 +5,9 @@
  * workers run the executions, which land in PostgreSQL; restarts of each kind of process lose
  * nothing; two workers share one account's rate limit with the action node.
  */
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
 import { setTimeout as sleep } from 'timers/promises';
 
 import type { DeliveryPayload, Emulator } from '../../emulator';
@@ -28,8 +31,8 @@ let height = 5000;
 const logs = new Map<string, string[]>();
 jest.setTimeout(240_000);
 
-const triggerWorkflow = (): WorkflowJson => ({
-	name: 'Queue mode: STX from Alice',
+const triggerWorkflow = (webhookId = WEBHOOK_ID, name = 'Queue mode: STX from Alice'): WorkflowJson => ({
+	name,
 	nodes: [
 		{
 			id: 'a1d6e7a8-3333-4b2c-9d3e-cccccccccccc',
@@ -37,7 +40,7 @@ const triggerWorkflow = (): WorkflowJson => ({
 			type: TRIGGER,
 			typeVersion: 1.1,
 			position: [0, 0],
-			webhookId: WEBHOOK_ID,
+			webhookId,
 			parameters: { events: { filter: [{ type: 'stx_transfer', sender: ALICE }] } },
 			credentials: { stacksHooksApi: stack.credential },
 		},
@@ -51,9 +54,9 @@ const transfers = (count: number) => ({
 });
 
 const webhookPath = `webhook/${WEBHOOK_ID}/webhook`;
-/** The production URL n8n registers: the proxy's. */
+/** The production URL n8n registers: the load balancer's. */
 const productionUrl = () => `${stack.env.N8N_WEBHOOK_URL}${webhookPath}`;
-/** The same path on one webhook process, bypassing the proxy. */
+/** The same path on one webhook process, bypassing the load balancer. */
 const directUrl = (proc: N8nProcess) => `${proc.baseUrl}/${webhookPath}`;
 
 const itemsOf = (execution: Execution) =>
@@ -86,6 +89,10 @@ beforeAll(async () => {
 }, 15 * 60_000);
 
 afterAll(async () => {
+	// Every process's output, for a failure's post-mortem.
+	const dump = path.join(os.tmpdir(), 'stacks-hooks-queue-e2e.log');
+	fs.writeFileSync(dump, [...logs.entries()].map(([name, lines]) => lines.map((line) => `[${name}] ${line}`).join('\n')).join('\n'));
+	console.log(`queue mode: every process's output is in ${dump}`);
 	await stack?.close();
 }, 120_000);
 
@@ -103,9 +110,12 @@ describe('queue mode: main, 2 webhook processes, 2 workers, Redis, PostgreSQL', 
 	});
 
 	it('checks the secret on each webhook process: 401 and no execution without it, one execution per valid delivery, run by the workers and kept in PostgreSQL', async () => {
-		// A real delivery from the service, through the proxy.
+		// A real delivery from the service, through the load balancer to a webhook process.
+		const servedBefore = { ...stack.balancer.served, webhooks: [...stack.balancer.served.webhooks] };
 		const [report] = await emu.injectBlock(transfers(3));
 		expect(report.status).toBe(200);
+		expect(stack.balancer.served.main).toBe(servedBefore.main);
+		expect(stack.balancer.served.webhooks.reduce((a, b) => a + b) - servedBefore.webhooks.reduce((a, b) => a + b)).toBe(1);
 		executions += 1;
 		const payload: DeliveryPayload = report.payload;
 
@@ -150,7 +160,9 @@ describe('queue mode: main, 2 webhook processes, 2 workers, Redis, PostgreSQL', 
 	});
 
 	it('loses nothing when a webhook process restarts, nor when a worker restarts', async () => {
-		const payload = (await emu.injectBlock(transfers(2)))[0].payload;
+		const [report] = await emu.injectBlock(transfers(2));
+		expect(report.status).toBe(200);
+		const { payload } = report;
 		executions += 1;
 		const post = (proc: N8nProcess) =>
 			proc.request(directUrl(proc), { method: 'POST', headers: { 'content-type': 'application/json', 'x-hook-consumer-secret': SECRET }, body: JSON.stringify(payload) });
@@ -185,6 +197,26 @@ describe('queue mode: main, 2 webhook processes, 2 workers, Redis, PostgreSQL', 
 		expect((await emu.injectBlock(transfers(1)))[0].status).toBe(200);
 		executions += 1;
 		expect(await main.api.waitForExecutions(workflowId, executions)).toHaveLength(executions);
+	});
+
+	it('delivers a test event to the main process, which runs it: the load balancer sends /webhook-test/ there', async () => {
+		const testWebhookId = '2c7e4f1a-9b3d-4a6e-8f0c-1d2e3f4a5b6c';
+		const { id } = await main.api.createWorkflow(triggerWorkflow(testWebhookId, 'Queue mode: test event'));
+		await main.api.rest('POST', `/workflows/${id}/run`, { triggerToStartFrom: { name: 'Stacks Hooks Trigger' } });
+		const testHook = emu.hooks(API_KEY).find((hook) => hook.definition.action.url.includes(testWebhookId));
+		expect(testHook?.definition.action.url).toBe(`${stack.env.N8N_WEBHOOK_URL}webhook-test/${testWebhookId}/webhook`);
+		// A webhook process does not serve test webhooks: that is why the load balancer sends them to the main.
+		const direct = await stack.webhooks[0].request(`${stack.webhooks[0].baseUrl}/webhook-test/${testWebhookId}/webhook`, { method: 'POST', body: {} });
+		expect(direct.status).toBe(404);
+		const mainBefore = stack.balancer.served.main;
+		const reports = await emu.injectBlock(transfers(2));
+		expect(reports.find((report) => report.hookUuid === testHook!.uuid)?.status).toBe(200);
+		expect(stack.balancer.served.main).toBe(mainBefore + 1);
+		const [execution] = await main.api.waitForExecutions(id, 1);
+		expect(execution.mode).toBe('manual');
+		expect(itemsOf(execution)).toHaveLength(2);
+		const [production] = reports.filter((report) => report.hookUuid !== testHook!.uuid);
+		if (production?.status === 200) executions += 1; // the production hook matched too
 	});
 
 	it('deletes the hook when the main process deactivates the workflow', async () => {

@@ -3,13 +3,13 @@
  * Redis and PostgreSQL (servers.ts), one main process (editor, activation), webhook processes
  * (production webhook calls) and workers (executions), all n8n 2.41 over HTTPS on 127.0.0.1,
  * sharing one user folder (the package installed as n8n installs community packages, one
- * encryption key), with the emulator delivering to a loopback round-robin proxy in front of the
- * webhook processes, which is what every process takes as its N8N_WEBHOOK_URL.
+ * encryption key, one certificate), behind a load balancer whose address every process takes as
+ * its N8N_WEBHOOK_URL: production webhooks go to the webhook processes, test webhooks to the main.
  *
  * The single-process stack (stack.ts) is the same set-up with one `n8n start` on SQLite.
  */
 import * as fs from 'fs';
-import * as net from 'net';
+import * as https from 'https';
 import * as os from 'os';
 import * as path from 'path';
 
@@ -17,46 +17,57 @@ import { type Emulator, type EmulatorOptions, startEmulator } from '../../emulat
 import { freePort, type N8nInstance, type N8nProcess, startN8n, startN8nProcess, type StartOptions } from './instance';
 import { installPackage, packPackage } from './package';
 import { type Postgres, type Server, startPostgres, startRedis } from './servers';
+import { selfSignedPair, type TlsPair } from './tls';
 
-/** A TCP proxy on 127.0.0.1 that hands each new connection to the next target in turn. */
-export interface RoundRobin {
+/**
+ * An HTTPS load balancer on 127.0.0.1 set up as n8n's queue-mode guide asks of a real one:
+ * production webhooks (`/webhook/…`) to the webhook processes in turn, request by request;
+ * everything else, test webhooks (`/webhook-test/…`) included, to the main process.
+ */
+export interface LoadBalancer {
 	port: number;
-	/** Connections handed to each target so far, in the targets' order. */
-	connections: number[];
-	/** The targets' ports (replaced by setTargets, e.g. after a restart on new ports). */
-	targets: number[];
+	/** Requests handed to the main process and to each webhook process so far. */
+	served: { main: number; webhooks: number[] };
 	close(): Promise<void>;
 }
 
 /**
- * Hand-written because it is a dozen lines of `net`: the HTTP proxies on npm terminate TLS or
- * balance per request, and deliveries must reach each webhook process over n8n's own HTTPS.
+ * Hand-written: two dozen lines of Node's https. The proxy packages on npm are either unmaintained
+ * (http-proxy: last release 2020) or an Express middleware; the load balancer must speak n8n's own
+ * HTTPS on both sides and route by path.
  */
-export async function startRoundRobin(targets: number[]): Promise<RoundRobin> {
-	const connections = targets.map(() => 0);
-	const sockets = new Set<net.Socket>();
+export async function startLoadBalancer(opts: { mainPort: number; webhookPorts: number[]; tls: TlsPair }): Promise<LoadBalancer> {
+	const agent = new https.Agent({ keepAlive: true, ca: opts.tls.cert });
+	const served = { main: 0, webhooks: opts.webhookPorts.map(() => 0) };
 	let turn = 0;
-	const server = net.createServer((client) => {
-		const index = turn++ % targets.length;
-		connections[index] = (connections[index] ?? 0) + 1;
-		const upstream = net.connect(targets[index], '127.0.0.1');
-		for (const socket of [client, upstream]) {
-			sockets.add(socket);
-			socket.once('close', () => sockets.delete(socket));
+	const server = https.createServer({ key: opts.tls.key, cert: opts.tls.cert }, (req, res) => {
+		let port = opts.mainPort;
+		if (req.url?.startsWith('/webhook/')) {
+			const index = turn++ % opts.webhookPorts.length;
+			served.webhooks[index]++;
+			port = opts.webhookPorts[index];
+		} else {
+			served.main++;
 		}
-		client.on('error', () => upstream.destroy());
-		upstream.on('error', () => client.destroy());
-		client.pipe(upstream).pipe(client);
+		const upstream = https.request({ host: '127.0.0.1', port, method: req.method, path: req.url, headers: req.headers, agent }, (answer) => {
+			res.writeHead(answer.statusCode ?? 502, answer.headers);
+			answer.pipe(res);
+		});
+		upstream.on('error', (error) => {
+			if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
+			res.end(`load balancer: 127.0.0.1:${port} is unreachable (${error.message})`);
+		});
+		req.pipe(upstream);
 	});
 	const port = await freePort();
 	await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, '127.0.0.1', resolve));
 	return {
 		port,
-		connections,
-		targets,
+		served,
 		close: () =>
 			new Promise<void>((resolve) => {
-				sockets.forEach((socket) => socket.destroy());
+				server.closeAllConnections();
+				agent.destroy();
 				server.close(() => resolve());
 			}),
 	};
@@ -90,13 +101,13 @@ export interface QueueStack {
 	workers: N8nProcess[];
 	redis: Server;
 	postgres: Postgres;
-	proxy: RoundRobin;
+	balancer: LoadBalancer;
 	emu: Emulator;
 	credential: { id: string; name: string };
 	userFolder: string;
 	/** What every n8n process of the stack runs with beside its own port. */
 	env: Record<string, string>;
-	/** Stops every n8n process, the emulator, the proxy and both servers; removes the temporary folders. */
+	/** Stops every n8n process, the emulator, the load balancer and both servers; removes the temporary folders. */
 	close(): Promise<void>;
 }
 
@@ -112,8 +123,11 @@ export async function startQueueStack(opts: QueueStackOptions): Promise<QueueSta
 		const [redis, postgres] = await Promise.all([startRedis(), startPostgres('n8n'), installPackage(userFolder, await packPackage())]);
 		cleanups.push(() => redis.stop(), () => postgres.stop());
 		const webhookPorts = await Promise.all(Array.from({ length: opts.webhookProcesses ?? 2 }, () => freePort()));
-		const proxy = await startRoundRobin(webhookPorts);
-		cleanups.push(() => proxy.close());
+		const mainPort = opts.mainPort ?? (await freePort());
+		// Made here for the load balancer; every n8n process finds and uses the same pair.
+		const tls = await selfSignedPair(path.join(userFolder, 'e2e-tls'));
+		const balancer = await startLoadBalancer({ mainPort, webhookPorts, tls });
+		cleanups.push(() => balancer.close());
 
 		const env: Record<string, string> = {
 			EXECUTIONS_MODE: 'queue',
@@ -125,15 +139,15 @@ export async function startQueueStack(opts: QueueStackOptions): Promise<QueueSta
 			DB_POSTGRESDB_DATABASE: postgres.database,
 			DB_POSTGRESDB_USER: postgres.user,
 			DB_POSTGRESDB_PASSWORD: 'trust-auth',
-			// Production webhooks are reached through the proxy, whichever process registers them.
-			N8N_WEBHOOK_URL: `https://127.0.0.1:${proxy.port}/`,
+			// Webhooks are reached through the load balancer, whichever process registers them.
+			N8N_WEBHOOK_URL: `https://127.0.0.1:${balancer.port}/`,
 			N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
 			...opts.env,
 		};
 		const named = (name: string) => (opts.log ? (line: string) => opts.log!(`[${name}] ${line}`) : undefined);
 		const common = { https: true, userFolder, env, provisionLog: opts.provisionLog };
 		// The main process runs the migrations: the others start once it is up.
-		const main = await startN8n({ ...common, port: opts.mainPort, log: named('main'), readyTimeoutMs: 120_000 });
+		const main = await startN8n({ ...common, port: mainPort, log: named('main') });
 		cleanups.push(() => main.stop());
 		const started = await Promise.all([
 			...webhookPorts.map((port, i) => startN8nProcess({ ...common, role: 'webhook', port, log: named(`webhook-${i + 1}`) })),
@@ -155,7 +169,7 @@ export async function startQueueStack(opts: QueueStackOptions): Promise<QueueSta
 			type: 'stacksHooksApi',
 			data: { apiKey: opts.apiKey, network: 'testnet', baseUrl: emu.url },
 		});
-		return { main, webhooks, workers, redis, postgres, proxy, emu, credential: { id: created.id, name: created.name }, userFolder, env, close };
+		return { main, webhooks, workers, redis, postgres, balancer, emu, credential: { id: created.id, name: created.name }, userFolder, env, close };
 	} catch (error) {
 		await close();
 		throw error;

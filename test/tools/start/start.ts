@@ -9,7 +9,7 @@
  * secret, n8n's log.
  *
  * `npm start -- --queue` starts n8n in queue mode instead (test/support/n8n/queue.ts): Redis,
- * PostgreSQL, a main process, two webhook processes behind a round-robin proxy and two workers,
+ * PostgreSQL, a main process, two webhook processes behind a load balancer and two workers,
  * with a new database each time (nothing of it is kept).
  */
 import { randomBytes } from 'crypto';
@@ -226,7 +226,7 @@ async function setUp(started: number): Promise<void> {
 			fs.writeFileSync(N8N_LOG, `---- npm start ${new Date().toISOString()} ----\n`, { flag: 'a' });
 			const log = fs.createWriteStream(N8N_LOG, { flags: 'a' });
 			const userFolder = USER_FOLDER;
-			running.n8n = await startN8n({ userFolder, https: true, port, brokerPort, log: (line) => log.write(`${line}\n`), readyTimeoutMs: 120_000 });
+			running.n8n = await startN8n({ userFolder, https: true, port, brokerPort, log: (line) => log.write(`${line}\n`) });
 			return running.n8n;
 		},
 	);
@@ -311,7 +311,8 @@ function printQueueBanner(queue: QueueStack, trigger: Workflow): void {
 			`  Log in:    ${main.owner.email}`,
 			`  Password:  ${main.owner.password}`,
 			'',
-			`  Production webhooks:      ${queue.env.N8N_WEBHOOK_URL}   (round-robin proxy in front of:)`,
+			`  Webhooks:                 ${queue.env.N8N_WEBHOOK_URL}   (load balancer: /webhook/ in turn to`,
+			'                            the webhook processes, /webhook-test/ to the main process)',
 			...queue.webhooks.map((proc, i) => `    webhook process ${i + 1}:      ${proc.baseUrl}   (pid ${proc.process.pid})`),
 			...queue.workers.map((proc, i) => `  Executions, worker ${i + 1}:   health on ${proc.baseUrl}/healthz   (pid ${proc.process.pid})`),
 			`  Redis:                    127.0.0.1:${queue.redis.port}   (the job queue)`,
