@@ -52,7 +52,7 @@ export interface StartOptions {
 	env?: Record<string, string>;
 	/** Each line n8n prints (stdout and stderr). */
 	log?: (line: string) => void;
-	/** How long to wait for readiness. Default 60 s. */
+	/** How long to wait for readiness. Default 180 s: a first start migrates a new database, which takes over a minute on a busy 2-core machine. */
 	readyTimeoutMs?: number;
 	/** Provisioning progress messages. Default: console.log. */
 	provisionLog?: (msg: string) => void;
@@ -194,7 +194,7 @@ export async function startN8nProcess(opts: StartOptions = {}) {
 		child.once('error', (error) => (spawnError = error));
 		const started = child;
 		child.once('exit', (code, signal) => addLine(`[harness] n8n (pid ${started.pid}) exited with ${signal ?? `code ${code}`}`));
-		const timeoutMs = opts.readyTimeoutMs ?? 60_000;
+		const timeoutMs = opts.readyTimeoutMs ?? 180_000;
 		for (const deadline = Date.now() + timeoutMs; ; await sleep(250)) {
 			if (spawnError || hasExited(child)) {
 				await sleep(200); // the last output
@@ -209,7 +209,9 @@ export async function startN8nProcess(opts: StartOptions = {}) {
 			if (ready && ready.status === 200) return;
 		}
 	};
-	const stop = () => (stopping ??= stopProcess(child, 10_000));
+	// n8n's own shutdown waits up to N8N_GRACEFUL_SHUTDOWN_TIMEOUT (30 s) for running executions: a
+	// worker killed sooner loses the job it was running.
+	const stop = () => (stopping ??= stopProcess(child, 35_000));
 
 	await launch();
 	return {
@@ -232,7 +234,7 @@ export async function startN8nProcess(opts: StartOptions = {}) {
 		/** For undici's fetch: trusts `certificate` (undefined over HTTP). */
 		dispatcher,
 		host,
-		/** SIGTERM, SIGKILL after 10 s; resolves once n8n and its task runners are gone. Idempotent. */
+		/** SIGTERM, SIGKILL after 35 s; resolves once n8n and its task runners are gone. Idempotent. */
 		stop,
 		/** stop(), then start again with the same folder, ports and environment; resolves when ready. */
 		async restart(): Promise<void> {
