@@ -132,8 +132,8 @@ function post(agent: https.Agent, url: string, body: Buffer, secret: string): Pr
 	});
 }
 
-/** `n` POSTs of the same body by `concurrency` workers over keep-alive connections. */
-async function blast(n8n: N8nInstance, url: string, body: Buffer, n: number, concurrency: number, secret: string) {
+/** `n` POSTs of the same body by `concurrency` workers over keep-alive connections (also part 6's). */
+export async function blast(n8n: Pick<N8nInstance, 'certificate'>, url: string, body: Buffer, n: number, concurrency: number, secret: string) {
 	const agent = new https.Agent({ keepAlive: true, maxSockets: concurrency, ca: n8n.certificate });
 	const answers: Array<Awaited<ReturnType<typeof post>>> = [];
 	const startedAt = Date.now();
@@ -160,7 +160,7 @@ const isFinished = (e: Execution) => !['new', 'running', 'waiting'].includes(e.s
  * The workflow's executions with an id above `afterId`, newest first. Pages only until it reaches
  * older ones: N8nApi's executions() lists (and with data, loads) every one of the run's hundreds.
  */
-async function executionsAfter(n8n: N8nInstance, workflowId: string, afterId: number, includeData: boolean, limit = 250): Promise<Execution[]> {
+export async function executionsAfter(n8n: Pick<N8nInstance, 'api'>, workflowId: string, afterId: number, includeData: boolean, limit = 250): Promise<Execution[]> {
 	const out: Execution[] = [];
 	for (let cursor: string | undefined; ; ) {
 		const query = new URLSearchParams({ workflowId, limit: String(limit) });
@@ -175,7 +175,7 @@ async function executionsAfter(n8n: N8nInstance, workflowId: string, afterId: nu
 }
 
 /** Waits until `count` executions above `afterId` have finished; returns them. */
-async function waitForNew(n8n: N8nInstance, workflowId: string, afterId: number, count: number, timeoutMs = 300_000): Promise<Execution[]> {
+export async function waitForNew(n8n: Pick<N8nInstance, 'api'>, workflowId: string, afterId: number, count: number, timeoutMs = 300_000): Promise<Execution[]> {
 	for (const deadline = Date.now() + timeoutMs; ; await sleep(250)) {
 		const seen = await executionsAfter(n8n, workflowId, afterId, false);
 		if (seen.length >= count && seen.every(isFinished)) return seen;
@@ -185,7 +185,7 @@ async function waitForNew(n8n: N8nInstance, workflowId: string, afterId: number,
 	}
 }
 
-const itemCount = (execution: Execution, node: string) => execution.data?.resultData?.runData?.[node]?.[0]?.data?.main?.[0]?.length;
+export const itemCount = (execution: Execution, node: string) => execution.data?.resultData?.runData?.[node]?.[0]?.data?.main?.[0]?.length;
 
 /* The benchmark ------------------------------------------------------------------------------ */
 

@@ -11,9 +11,11 @@
  *   3. getAll / Return All over 600 hooks at 50 ms per request               (engine.ts)
  *   4. 300 items of enable against a request budget per window              (engine.ts)
  *   5. require() cost of the built package, and the tarball's size          (loading.ts)
+ *   6. queue mode (Redis, PostgreSQL, 2 webhook processes, 2 workers) against regular mode:
+ *      deliveries answered and executions completed per second, p99, CPU per role  (queue.ts)
  *
  * Environment: BENCH_ROUNDS (rounds of part 1, default 3); BENCH_PARTS=2,3 (only those parts, for a
- * quick look; the default runs all five). Interrupted, support's process handling kills every
+ * quick look; the default runs all six). Interrupted, support's process handling kills every
  * process this run started and removes its folders.
  */
 import * as fs from 'fs';
@@ -24,6 +26,7 @@ import { run, runError } from '../../support/n8n/process';
 import { REPO_DIR } from '../../support/paths';
 import { loadingRows } from './loading';
 import { deliveryRows } from './n8n-delivery';
+import { queueRows } from './queue';
 import { fmtRatio, type Row } from './util';
 
 const OUT_FILE = path.join(REPO_DIR, 'test', 'tools', 'bench', 'last-run.md');
@@ -93,7 +96,7 @@ function markdown(rows: Row[], head: string[], footer: string[]): string {
 
 async function main(): Promise<number> {
 	const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
-	const only = (process.env.BENCH_PARTS ?? '1,2,3,4,5').split(',').map((p) => p.trim());
+	const only = (process.env.BENCH_PARTS ?? '1,2,3,4,5,6').split(',').map((p) => p.trim());
 	const rows: Row[] = [];
 	const errors: string[] = [];
 	const parts: Array<[string, () => Promise<Row[]>]> = [
@@ -105,6 +108,7 @@ async function main(): Promise<number> {
 		['3 getAll over 600 hooks', () => engine('getall')],
 		['4 pacing', async () => [...(await engine('pacing')), ...(await engine('pacing-2s'))]],
 		['1 deliveries in n8n', () => deliveryRows(rounds, log)],
+		['6 queue mode', () => queueRows(log)],
 	];
 	for (const [name, measure] of parts.filter(([name]) => only.includes(name.split(' ')[0]))) {
 		log(`${name}…`);
@@ -121,10 +125,10 @@ async function main(): Promise<number> {
 	const cpus = os.cpus();
 	const head = [
 		`Machine: ${cpus[0]?.model ?? 'unknown CPU'}, ${cpus.length} cores, ${(os.totalmem() / 1024 ** 3).toFixed(1)} GB RAM, ${os.type()} ${os.release()} ${os.arch()}`,
-		`Node ${process.version} (bench, in-process parts); n8n 2.41.1 on Node 24 (test/support/n8n/host)`,
+		`Node ${process.version} (bench, in-process parts); n8n 2.41.1 on Node 24 (test/support/n8n/host); part 6 with Debian's Redis and PostgreSQL`,
 		`Date: ${new Date().toISOString()}`,
 	];
-	const skipped = ['1', '2', '3', '4', '5'].filter((p) => !only.includes(p));
+	const skipped = ['1', '2', '3', '4', '5', '6'].filter((p) => !only.includes(p));
 	const footer = [
 		`Whole run: ${((Date.now() - started) / 1000).toFixed(0)} s.`,
 		...(skipped.length ? [`Parts skipped (BENCH_PARTS): ${skipped.join(', ')}.`] : []),
