@@ -44,6 +44,10 @@ export class StacksHooksTrigger implements INodeType {
 				name: 'default',
 				httpMethod: 'POST',
 				responseMode: 'onReceived',
+				// Empty, so that n8n answers an accepted delivery with the webhookResponse webhook() returns
+				// (its default, 'firstEntryJson', would be sent as the body itself). Not an expression: n8n
+				// resolves it without an expression isolate.
+				responseData: '',
 				path: 'webhook',
 			},
 		],
@@ -127,8 +131,10 @@ export class StacksHooksTrigger implements INodeType {
 	};
 
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-		// Every answer is written here, deliberately: left to n8n, an "onReceived" trigger
-		// answers with its response-data setting instead.
+		// Refusals, and acceptances that start nothing, are answered here at once. An accepted delivery
+		// that starts an execution is answered by n8n with the returned webhookResponse only once the
+		// execution is saved and (in queue mode) queued: a 200 sent earlier would be lost with the
+		// delivery if n8n stopped in between, and the service would not send it again.
 		const res = this.getResponseObject();
 		const answer = (status: number, body: IDataObject): IWebhookResponseData => {
 			res.status(status).json(body);
@@ -148,11 +154,11 @@ export class StacksHooksTrigger implements INodeType {
 			this.getNodeParameter('output', 'transaction') as OutputMode,
 			this.getNodeParameter('rollbacks', 'include') as RollbackMode,
 		);
-		const response = answer(200, { received: true, items: items.length });
+		const accepted = { received: true, items: items.length };
 		// Nothing left to output (e.g. only rollbacks, ignored): no execution.
-		if (items.length === 0) return response;
+		if (items.length === 0) return answer(200, accepted);
 		const workflowData = [this.helpers.returnJsonArray(items)];
 		if (this.getMode() === 'manual') handOverTestDelivery(this, workflowData);
-		return { ...response, workflowData };
+		return { webhookResponse: accepted, workflowData };
 	}
 }

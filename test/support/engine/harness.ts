@@ -280,7 +280,11 @@ export interface RunWebhookOptions extends NodeOptions {
 
 export interface RunWebhookResult {
 	response: IWebhookResponseData;
-	/** Set only when the node answered through getResponseObject().status().json(). */
+	/**
+	 * What the sender gets: the node's own answer through getResponseObject().status().json(), else,
+	 * as n8n 2.41 does for an "onReceived" webhook whose node returned a webhookResponse (and an empty
+	 * responseData), 200 with that webhookResponse once the execution has started. Unset when neither.
+	 */
 	status?: number;
 	sentBody?: unknown;
 }
@@ -320,6 +324,10 @@ export async function runWebhook(opts: RunWebhookOptions): Promise<RunWebhookRes
 	const context = new WebhookContext(setup.workflow, setup.node, setup.additionalData, mode, webhookData(setup, mode === 'manual'), [], null);
 	if (setup.type.webhook === undefined) throw new UnexpectedError(`Node type "${setup.node.type}" has no webhook()`);
 	const response = await setup.type.webhook.call(context);
+	if (answer.status === undefined && response.webhookResponse !== undefined && response.noWebhookResponse !== true) {
+		answer.status = 200;
+		answer.body = response.webhookResponse;
+	}
 	return { response, ...(answer.status !== undefined && { status: answer.status, sentBody: answer.body }) };
 }
 
