@@ -22,6 +22,8 @@ const BOB = 'ST2CY5V39NHDPWSXMW9QDT3HC3GD6Q6XX4CFRK9AG';
 const WEBHOOK_ID = '4b1d6c3e-7a2f-4e59-9c08-5f3a2b1d0e7c';
 const TRIGGER = 'n8n-nodes-stacks-hooks.stacksHooksTrigger';
 const ACTION = 'n8n-nodes-stacks-hooks.stacksHooks';
+/** Five n8n processes share 2 cores: executions may take a while to show up. */
+const SLOW = { timeoutMs: 90_000 };
 
 let stack: QueueStack;
 let main: N8nInstance;
@@ -131,7 +133,7 @@ describe('queue mode: main, 2 webhook processes, 2 workers, Redis, PostgreSQL', 
 			expect({ i, status: answer.status, body: answer.json }).toEqual({ i, status: 200, body: { received: true, items: 3 } });
 			executions += 1;
 		}
-		const done = await main.api.waitForExecutions(workflowId, executions);
+		const done = await main.api.waitForExecutions(workflowId, executions, SLOW);
 		expect(done).toHaveLength(executions);
 		for (const execution of done) {
 			expect(execution.status).toBe('success');
@@ -156,7 +158,7 @@ describe('queue mode: main, 2 webhook processes, 2 workers, Redis, PostgreSQL', 
 		expect(emu.hooks(API_KEY).map((hook) => hook.uuid)).toEqual([before.uuid]);
 		expect((await emu.injectBlock(transfers(1)))[0].status).toBe(200);
 		executions += 1;
-		expect(await main.api.waitForExecutions(workflowId, executions)).toHaveLength(executions);
+		expect(await main.api.waitForExecutions(workflowId, executions, SLOW)).toHaveLength(executions);
 	});
 
 	it('loses nothing when a webhook process restarts, nor when a worker restarts', async () => {
@@ -166,20 +168,65 @@ describe('queue mode: main, 2 webhook processes, 2 workers, Redis, PostgreSQL', 
 		executions += 1;
 		const post = (proc: N8nProcess) =>
 			proc.request(directUrl(proc), { method: 'POST', headers: { 'content-type': 'application/json', 'x-hook-consumer-secret': SECRET }, body: JSON.stringify(payload) });
+		// Drained first, as README's Queue mode asks: n8n answers a delivery before it queues the
+		// execution, and a webhook process stopped in between leaves that execution "new" for ever.
+		await main.api.waitForExecutions(workflowId, executions, SLOW);
 
 		await stack.webhooks[0].restart();
 		expect((await post(stack.webhooks[0])).status).toBe(200);
 		executions += 1;
-		expect(await main.api.waitForExecutions(workflowId, executions)).toHaveLength(executions);
+		expect(await main.api.waitForExecutions(workflowId, executions, SLOW)).toHaveLength(executions);
 
 		await stack.workers[0].restart();
 		for (const proc of stack.webhooks) {
 			expect((await post(proc)).status).toBe(200);
 			executions += 1;
 		}
-		const done = await main.api.waitForExecutions(workflowId, executions);
+		const done = await main.api.waitForExecutions(workflowId, executions, SLOW);
 		expect(done.filter((execution) => execution.status !== 'success')).toEqual([]);
 		expect(emu.hooks(API_KEY)).toHaveLength(1);
+	});
+
+	it('runs every delivery a webhook process answered 200 although it was stopped mid-stream: n8n answers once the job is queued', async () => {
+		const [report] = await emu.injectBlock(transfers(1));
+		expect(report.status).toBe(200);
+		executions += 1;
+		await main.api.waitForExecutions(workflowId, executions, SLOW);
+		// Deliveries each with a transaction of its own, sent every 15 ms while the process stops.
+		const hashes = Array.from({ length: 40 }, (_, i) => `0x${(0xdead0000 + i).toString(16).padStart(64, '0')}`);
+		const bodies = hashes.map((hash) => {
+			const body = structuredClone(report.payload);
+			body.event.apply[0].transactions[0].transaction_identifier.hash = hash;
+			return JSON.stringify(body);
+		});
+		const proc = stack.webhooks[1];
+		const url = directUrl(proc);
+		const posts = bodies.map((body, i) =>
+			sleep(i * 15).then(() =>
+				proc
+					.request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-hook-consumer-secret': SECRET }, body, timeoutMs: 60_000 })
+					.then((answer) => answer.status, () => 0),
+			),
+		);
+		await sleep(250);
+		const restarting = proc.restart();
+		const statuses = await Promise.all(posts);
+		await restarting;
+		const answered = hashes.filter((_, i) => statuses[i] === 200);
+		console.log(
+			`queue mode, webhook process stopped mid-stream: ${answered.length} of ${hashes.length} deliveries answered 200, ` +
+				`the others ${[...new Set(statuses.filter((status) => status !== 200))].join('/') || '–'} (0 = no answer; the service sends those again)`,
+		);
+		// Each delivery answered 200 has its execution, finished (none left "new"); extras are the re-sendable ones.
+		const ran = new Set<string>();
+		for (const deadline = Date.now() + 90_000; answered.some((hash) => !ran.has(hash)) && Date.now() < deadline; await sleep(1000)) {
+			for (const execution of await main.api.executions({ workflowId, includeData: true })) {
+				if (execution.status === 'success') itemsOf(execution).forEach((item) => ran.add(String(item.txHash)));
+			}
+		}
+		expect(answered.filter((hash) => !ran.has(hash))).toEqual([]);
+		await sleep(2000); // what else was queued has run
+		executions = (await main.api.executions({ workflowId })).filter((execution) => !['new', 'running', 'waiting'].includes(execution.status) && execution.stoppedAt !== null).length;
 	});
 
 	it("heals an interrupted hook from the main process's health check, the only process that runs it", async () => {
@@ -196,7 +243,7 @@ describe('queue mode: main, 2 webhook processes, 2 workers, Redis, PostgreSQL', 
 		expect(healedBy).toEqual(['main']);
 		expect((await emu.injectBlock(transfers(1)))[0].status).toBe(200);
 		executions += 1;
-		expect(await main.api.waitForExecutions(workflowId, executions)).toHaveLength(executions);
+		expect(await main.api.waitForExecutions(workflowId, executions, SLOW)).toHaveLength(executions);
 	});
 
 	it('delivers a test event to the main process, which runs it: the load balancer sends /webhook-test/ there', async () => {
@@ -212,11 +259,28 @@ describe('queue mode: main, 2 webhook processes, 2 workers, Redis, PostgreSQL', 
 		const reports = await emu.injectBlock(transfers(2));
 		expect(reports.find((report) => report.hookUuid === testHook!.uuid)?.status).toBe(200);
 		expect(stack.balancer.served.main).toBe(mainBefore + 1);
-		const [execution] = await main.api.waitForExecutions(id, 1);
+		const [execution] = await main.api.waitForExecutions(id, 1, SLOW);
 		expect(execution.mode).toBe('manual');
 		expect(itemsOf(execution)).toHaveLength(2);
 		const [production] = reports.filter((report) => report.hookUuid !== testHook!.uuid);
 		if (production?.status === 200) executions += 1; // the production hook matched too
+	});
+
+	it('says why a test event fails when n8n sends manual runs to the workers (OFFLOAD_MANUAL_EXECUTIONS_TO_WORKERS=true)', async () => {
+		main.env.OFFLOAD_MANUAL_EXECUTIONS_TO_WORKERS = 'true';
+		await main.restart();
+		const testWebhookId = '3d8f5a2b-0c4e-4b7f-9a1d-2e3f4a5b6c7d';
+		const { id } = await main.api.createWorkflow(triggerWorkflow(testWebhookId, 'Queue mode: offloaded test event'));
+		await main.api.rest('POST', `/workflows/${id}/run`, { triggerToStartFrom: { name: 'Stacks Hooks Trigger' } });
+		const testHook = emu.hooks(API_KEY).find((hook) => hook.definition.action.url.includes(testWebhookId));
+		const reports = await emu.injectBlock(transfers(1));
+		expect(reports.find((report) => report.hookUuid === testHook?.uuid)?.status).toBe(200);
+		if (reports.find((report) => report.hookUuid !== testHook?.uuid)?.status === 200) executions += 1;
+		const [execution] = await main.api.waitForExecutions(id, 1, SLOW);
+		expect(execution.status).toBe('error');
+		const full = (await main.api.public('GET', `/executions/${execution.id}?includeData=true`)) as Execution;
+		expect(full.data?.resultData?.error?.message).toBe('The test delivery was received by another n8n process than the one running this test');
+		expect(workersThatRan(execution.id)).toHaveLength(1);
 	});
 
 	it('deletes the hook when the main process deactivates the workflow', async () => {
