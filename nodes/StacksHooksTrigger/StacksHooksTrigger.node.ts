@@ -142,6 +142,8 @@ export class StacksHooksTrigger implements INodeType {
 		};
 
 		// No credential load and no request here unless the secret does not match (see accountSecret.ts).
+		const staticData = this.getWorkflowStaticData('node');
+		const keptBefore = staticData.consumerSecret;
 		if (!(await isAuthentic(this, presentedSecrets(this.getHeaderData() as IDataObject)))) {
 			return answer(401, { error: 'Unauthorized', details: 'Missing or wrong consumer secret' });
 		}
@@ -159,6 +161,10 @@ export class StacksHooksTrigger implements INodeType {
 		if (items.length === 0) return answer(200, accepted);
 		const workflowData = [this.helpers.returnJsonArray(items)];
 		if (this.getMode() === 'manual') handOverTestDelivery(this, workflowData);
+		// n8n saves what webhook() changed in the static data (here: a secret read again after a
+		// rotation) only when the node has answered before the execution starts; this one delivery is
+		// answered at once, every other after its execution is queued.
+		if (staticData.consumerSecret !== keptBefore) return { ...answer(200, accepted), workflowData };
 		return { webhookResponse: accepted, workflowData };
 	}
 }

@@ -419,7 +419,8 @@ describe('The consumer secret, with the API key only in the credential', () => {
 			}
 		}
 		console.log(`rotation picked up ${((acceptedAt! - floodStarted) / 1000).toFixed(1)} s after the flood's read of the secret`);
-		expect(acceptedAt! - floodStarted).toBeLessThan(63_000);
+		// A minute after the flood's read, give or take one 3 s retry and a loaded machine's delays.
+		expect(acceptedAt! - floodStarted).toBeLessThan(68_000);
 		const executions = await n8n.api.waitForExecutions(id, 2);
 		expect(executions).toHaveLength(2);
 
