@@ -1,6 +1,6 @@
 /**
  * Both nodes in n8n's queue mode (n8n 2.41.1): real Redis and PostgreSQL, one main process, two
- * webhook processes behind a round-robin proxy and two workers (queue.ts). The main process
+ * webhook processes behind a load balancer and two workers (queue.ts). The main process
  * registers the trigger's hook; each webhook process checks the deliveries it receives; the
  * workers run the executions, which land in PostgreSQL; restarts of each kind of process lose
  * nothing; two workers share one account's rate limit with the action node.
