@@ -134,10 +134,10 @@ export interface RunResult {
 export function run(
 	cmd: string,
 	args: string[],
-	options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; log?: (line: string) => void },
+	options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; log?: (line: string) => void; uid?: number; gid?: number },
 ): Promise<RunResult> {
 	return new Promise((resolve, reject) => {
-		const child = startProcess(cmd, args, { cwd: options.cwd, env: options.env ?? process.env });
+		const child = startProcess(cmd, args, { cwd: options.cwd, env: options.env ?? process.env, uid: options.uid, gid: options.gid });
 		const result: RunResult = { code: null, signal: null, stdout: '', stderr: '' };
 		child.stdout!.on('data', (chunk: Buffer) => (result.stdout += chunk.toString()));
 		child.stderr!.on('data', (chunk: Buffer) => (result.stderr += chunk.toString()));

@@ -152,12 +152,7 @@ export async function startPostgres(database: string, log: Log = defaultLog): Pr
 	const asPostgres = { cwd: dataDir, env: { ...process.env, HOME: dataDir }, uid: user.uid, gid: user.gid };
 	const clusterDir = path.join(dataDir, 'cluster');
 
-	const init = await new Promise<Awaited<ReturnType<typeof run>>>((resolve, reject) => {
-		const { child } = started(path.join(bin, 'initdb'), ['-D', clusterDir, '--auth=trust', '-U', 'postgres', '--no-sync'], asPostgres);
-		let out = '';
-		for (const stream of [child.stdout, child.stderr]) stream?.on('data', (chunk: Buffer) => (out += chunk.toString()));
-		child.once('error', reject).once('close', (code, signal) => resolve({ code, signal, stdout: out, stderr: '' }));
-	});
+	const init = await run(path.join(bin, 'initdb'), ['-D', clusterDir, '--auth=trust', '-U', 'postgres', '--no-sync'], { ...asPostgres, timeoutMs: 60_000 });
 	if (init.code !== 0) {
 		fs.rmSync(dataDir, { recursive: true, force: true });
 		throw runError(`initdb (${bin})`, init, 'Check that the postgres user can write under the temporary folder.');
