@@ -65,22 +65,44 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals): void {
 	}
 }
 
+/** The fields of `/proc/<pid>/stat` from the third (state) on, as Linux writes them; undefined once it has exited. */
+function procStat(pid: number | string): string[] | undefined {
+	try {
+		const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+		return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+	} catch {
+		return undefined; // it just exited
+	}
+}
+
 /**
  * The group's processes that still run. Read from Linux /proc because `kill(-pgid, 0)` also
  * counts zombies, and in a container whose init reaps no orphans those never go away.
  */
 export function groupMembers(pgid: number): number[] {
-	const members: number[] = [];
-	for (const name of fs.readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
-		try {
-			const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
-			const [state, , group] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-			if (Number(group) === pgid && state !== 'Z' && state !== 'X') members.push(Number(name));
-		} catch {
-			/* it just exited */
-		}
+	return fs
+		.readdirSync('/proc')
+		.filter((entry) => /^\d+$/.test(entry))
+		.filter((pid) => {
+			const [state, , group] = procStat(pid) ?? [];
+			return Number(group) === pgid && state !== 'Z' && state !== 'X';
+		})
+		.map(Number);
+}
+
+/** Linux's USER_HZ: /proc/<pid>/stat counts CPU time in 1/100 s on every architecture Node runs on. */
+const TICKS_PER_SECOND = 100;
+
+/** CPU time (ms) a process group has used so far: the leader with its reaped children, and every member still running. */
+export function groupCpuMs(pgid: number | undefined): number {
+	if (!pgid) return 0;
+	let ticks = 0;
+	for (const pid of new Set([pgid, ...groupMembers(pgid)])) {
+		const f = procStat(pid)?.map(Number);
+		// From the state (field 3) on: utime is field 14, stime 15, cutime 16, cstime 17.
+		if (f) ticks += f[11] + f[12] + (pid === pgid ? f[13] + f[14] : 0);
 	}
-	return members;
+	return (ticks * 1000) / TICKS_PER_SECOND;
 }
 
 export const hasExited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;

@@ -16,10 +16,8 @@
  * runners and PostgreSQL's backends included) gives the CPU each delivery costs per role, from
  * which the paper estimate of how the figures grow with cores is made.
  */
-import * as fs from 'fs';
-
 import type { Execution, WorkflowJson } from '../../support/n8n/api';
-import { groupMembers } from '../../support/n8n/process';
+import { groupCpuMs } from '../../support/n8n/process';
 import { startQueueStack } from '../../support/n8n/queue';
 import { startStack } from '../../support/n8n/stack';
 import { blast, executionsAfter, itemCount, waitForNew } from './n8n-delivery';
@@ -30,8 +28,6 @@ const DELIVERIES = 200;
 const CONCURRENCY = 10;
 const TRIGGER_NODE = 'Stacks Hooks Trigger';
 const WEBHOOK_ID = '8f3b2a1c-6d5e-4f70-9a8b-1c2d3e4f5a6b';
-/** Linux's USER_HZ: /proc/<pid>/stat counts CPU time in 1/100 s on every architecture Node runs on. */
-const TICKS_PER_SECOND = 100;
 
 type Mode = 'R' | 'Q1' | 'Q2';
 const LABEL: Record<Mode, string> = { R: 'regular mode', Q1: 'queue mode, 1 webhook process', Q2: 'queue mode, 2 webhook processes' };
@@ -58,26 +54,6 @@ const triggerWorkflow = (credential: { id: string; name: string }): WorkflowJson
 		},
 	],
 });
-
-/** CPU time (ms) of a process group so far: the leader with its reaped children, and every member still running. */
-function groupCpuMs(pgid: number | undefined): number {
-	if (!pgid) return 0;
-	const fields = (pid: number) => {
-		try {
-			const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-			return stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number);
-		} catch {
-			return undefined;
-		}
-	};
-	let ticks = 0;
-	for (const pid of new Set([pgid, ...groupMembers(pgid)])) {
-		const f = fields(pid);
-		// After ')' the fields start at 3 (state): utime is field 14, stime 15, cutime 16, cstime 17.
-		if (f) ticks += f[11] + f[12] + (pid === pgid ? f[13] + f[14] : 0);
-	}
-	return (ticks * 1000) / TICKS_PER_SECOND;
-}
 
 export async function queueRows(log: (msg: string) => void): Promise<Row[]> {
 	const problems: string[] = [];
