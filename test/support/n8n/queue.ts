@@ -13,10 +13,11 @@ import * as https from 'https';
 import * as os from 'os';
 import * as path from 'path';
 
-import { type Emulator, type EmulatorOptions, startEmulator } from '../../emulator';
+import type { Emulator } from '../../emulator';
 import { freePort, type N8nInstance, type N8nProcess, startN8n, startN8nProcess, type StartOptions } from './instance';
 import { installPackage, packPackage } from './package';
 import { type Postgres, type Server, startPostgres, startRedis } from './servers';
+import { emulatorWithCredential, type EmulatorAccountOptions } from './stack';
 import { selfSignedPair, type TlsPair } from './tls';
 
 /**
@@ -73,17 +74,12 @@ export async function startLoadBalancer(opts: { mainPort: number; webhookPorts: 
 	};
 }
 
-export interface QueueStackOptions {
-	apiKey: string;
-	/** The account's consumer secret at the emulator. */
-	consumerSecret: string;
-	credentialName: string;
+export interface QueueStackOptions extends EmulatorAccountOptions {
 	/** Default 2 each. */
 	webhookProcesses?: number;
 	workers?: number;
 	/** Each worker's --concurrency. Default: n8n's (10). */
 	workerConcurrency?: number;
-	emulator?: EmulatorOptions;
 	/** Extra environment for every n8n process. */
 	env?: Record<string, string>;
 	/** Each line of every n8n process, prefixed with its name (e.g. `webhook-2`). */
@@ -158,18 +154,9 @@ export async function startQueueStack(opts: QueueStackOptions): Promise<QueueSta
 		const webhooks = started.filter((proc) => proc.role === 'webhook');
 		const workers = started.filter((proc) => proc.role === 'worker');
 
-		const emu = await startEmulator({
-			accounts: [{ apiKey: opts.apiKey, consumerSecret: opts.consumerSecret }],
-			deliveryCa: main.certificate,
-			...opts.emulator,
-		});
+		const { emu, credential } = await emulatorWithCredential(main, opts);
 		cleanups.push(() => emu.close());
-		const created = await main.api.createCredential({
-			name: opts.credentialName,
-			type: 'stacksHooksApi',
-			data: { apiKey: opts.apiKey, network: 'testnet', baseUrl: emu.url },
-		});
-		return { main, webhooks, workers, redis, postgres, balancer, emu, credential: { id: created.id, name: created.name }, userFolder, env, close };
+		return { main, webhooks, workers, redis, postgres, balancer, emu, credential, userFolder, env, close };
 	} catch (error) {
 		await close();
 		throw error;

@@ -21,7 +21,7 @@ export interface Stack {
 	close(): Promise<void>;
 }
 
-export async function startStack(opts: {
+export interface EmulatorAccountOptions {
 	apiKey: string;
 	/** The account's consumer secret at the emulator. */
 	consumerSecret: string;
@@ -29,25 +29,37 @@ export async function startStack(opts: {
 	credentialSecret?: string;
 	credentialName: string;
 	emulator?: EmulatorOptions;
-	n8n?: StartOptions;
-}): Promise<Stack> {
-	const userFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'stacks-hooks-n8n-'));
-	await installPackage(userFolder, await packPackage());
-	const n8n = await startN8n({ https: true, ...opts.n8n, userFolder });
+}
+
+/** The emulator with one account, trusting `n8n`'s certificate for its deliveries, and a credential in `n8n` for that account (queue.ts's stack too). */
+export async function emulatorWithCredential(n8n: N8nInstance, opts: EmulatorAccountOptions): Promise<{ emu: Emulator; credential: { id: string; name: string } }> {
 	const emu = await startEmulator({
 		accounts: [{ apiKey: opts.apiKey, consumerSecret: opts.consumerSecret }],
 		deliveryCa: n8n.certificate,
 		...opts.emulator,
 	});
-	const created = await n8n.api.createCredential({
-		name: opts.credentialName,
-		type: 'stacksHooksApi',
-		data: { apiKey: opts.apiKey, network: 'testnet', baseUrl: emu.url, ...(opts.credentialSecret && { consumerSecret: opts.credentialSecret }) },
-	});
+	try {
+		const created = await n8n.api.createCredential({
+			name: opts.credentialName,
+			type: 'stacksHooksApi',
+			data: { apiKey: opts.apiKey, network: 'testnet', baseUrl: emu.url, ...(opts.credentialSecret && { consumerSecret: opts.credentialSecret }) },
+		});
+		return { emu, credential: { id: created.id, name: created.name } };
+	} catch (error) {
+		await emu.close();
+		throw error;
+	}
+}
+
+export async function startStack(opts: EmulatorAccountOptions & { n8n?: StartOptions }): Promise<Stack> {
+	const userFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'stacks-hooks-n8n-'));
+	await installPackage(userFolder, await packPackage());
+	const n8n = await startN8n({ https: true, ...opts.n8n, userFolder });
+	const { emu, credential } = await emulatorWithCredential(n8n, opts);
 	return {
 		n8n,
 		emu,
-		credential: { id: created.id, name: created.name },
+		credential,
 		userFolder,
 		async close() {
 			await n8n.stop();
