@@ -85,6 +85,8 @@ export interface QueueStackOptions extends EmulatorAccountOptions {
 	/** Each line of every n8n process, prefixed with its name (e.g. `webhook-2`). */
 	log?: (line: string) => void;
 	provisionLog?: StartOptions['provisionLog'];
+	/** The packed package (npm pack's tarball) to install. Default: packed now. */
+	tarball?: string;
 	/** The main process's port. Default: a free port. */
 	mainPort?: number;
 	/** Where n8n keeps its files (the package under .n8n/nodes). Default: a new temporary folder, removed by close(). */
@@ -116,7 +118,7 @@ export async function startQueueStack(opts: QueueStackOptions): Promise<QueueSta
 		if (ownFolder) fs.rmSync(userFolder, { recursive: true, force: true });
 	};
 	try {
-		const [redis, postgres] = await Promise.all([startRedis(), startPostgres('n8n'), installPackage(userFolder, await packPackage())]);
+		const [redis, postgres] = await Promise.all([startRedis(), startPostgres('n8n'), installPackage(userFolder, opts.tarball ?? (await packPackage()))]);
 		cleanups.push(() => redis.stop(), () => postgres.stop());
 		const webhookPorts = await Promise.all(Array.from({ length: opts.webhookProcesses ?? 2 }, () => freePort()));
 		const mainPort = opts.mainPort ?? (await freePort());

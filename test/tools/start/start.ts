@@ -20,7 +20,7 @@ import * as path from 'path';
 import { type Emulator, startEmulator } from '../../emulator';
 import type { N8nApi, Workflow } from '../../support/n8n/api';
 import { ensureHost, hostPaths } from '../../support/n8n/host/provision';
-import { freePort, type N8nInstance, startN8n } from '../../support/n8n/instance';
+import { freePort, type N8nInstance, type N8nProcess, startN8n } from '../../support/n8n/instance';
 import { installPackage, packPackage } from '../../support/n8n/package';
 import { killAll } from '../../support/n8n/process';
 import { type QueueStack, startQueueStack } from '../../support/n8n/queue';
@@ -191,6 +191,17 @@ async function activateTrigger(api: N8nApi, emulator: Emulator, credential: Cred
 	return trigger;
 }
 
+/** An n8n process that exits while npm start is not stopping takes everything down with it. */
+function stopWhenAnyExits(processes: N8nProcess[]): void {
+	for (const proc of processes) {
+		proc.process.once('exit', (code, signal) => {
+			if (running.stopping) return;
+			console.error(`\nThe n8n ${proc.role} process exited unexpectedly (${signal ?? `code ${code}`}). See ${relative(N8N_LOG)}.`);
+			void stopEverything('n8n is gone', 1);
+		});
+	}
+}
+
 function writeRunInfo(main: N8nInstance, emulator: Emulator, trigger: Workflow): void {
 	const info: RunInfo = {
 		pid: process.pid,
@@ -230,11 +241,7 @@ async function setUp(started: number): Promise<void> {
 			return running.n8n;
 		},
 	);
-	n8n.process.once('exit', (code, signal) => {
-		if (running.stopping) return;
-		console.error(`\nn8n exited unexpectedly (${signal ?? `code ${code}`}). See ${relative(N8N_LOG)}.`);
-		void stopEverything('n8n is gone', 1);
-	});
+	stopWhenAnyExits([n8n]);
 	const emulator = await step(
 		`Starting the Stacks hooks service emulator on http://127.0.0.1:${emulatorPort}`,
 		'Free the port (another emulator still running?) and start again.',
@@ -254,12 +261,12 @@ async function setUp(started: number): Promise<void> {
 	);
 	writeRunInfo(n8n, emulator, trigger);
 	console.log(`Ready in ${seconds(started)}.`);
-	printBanner(n8n, emulator, trigger);
+	printSingleBanner(n8n, emulator, trigger);
 }
 
 async function setUpQueue(started: number): Promise<void> {
 	const secret = consumerSecret();
-	await prepare();
+	const tarball = await prepare();
 	const mainPort = await choosePort(PREFERRED.n8n);
 	const emulatorPort = await choosePort(PREFERRED.emulator, [mainPort]);
 	const queue = await step(
@@ -272,21 +279,17 @@ async function setUpQueue(started: number): Promise<void> {
 				apiKey: EMULATOR_API_KEY,
 				consumerSecret: secret,
 				credentialName: CREDENTIAL_NAME,
+				tarball,
 				mainPort,
 				emulator: { host: '127.0.0.1', port: emulatorPort, network: 'testnet' },
 				log: (line) => log.write(`${line}\n`),
 				provisionLog: (message) => console.log(`  ${message}`),
 			});
+			fs.rmSync(path.dirname(tarball), { recursive: true, force: true });
 			return running.queue;
 		},
 	);
-	for (const proc of [queue.main, ...queue.webhooks, ...queue.workers]) {
-		proc.process.once('exit', (code, signal) => {
-			if (running.stopping) return;
-			console.error(`\nAn n8n ${proc.role} process exited unexpectedly (${signal ?? `code ${code}`}). See ${relative(N8N_LOG)}.`);
-			void stopEverything('n8n is gone', 1);
-		});
-	}
+	stopWhenAnyExits([queue.main, ...queue.webhooks, ...queue.workers]);
 	const trigger = await step(
 		'Importing the example workflows (a few seconds)',
 		`Look at the end of ${relative(N8N_LOG)}; the trigger example must stay named as it is imported.`,
@@ -297,30 +300,16 @@ async function setUpQueue(started: number): Promise<void> {
 	printQueueBanner(queue, trigger);
 }
 
-function printQueueBanner(queue: QueueStack, trigger: Workflow): void {
+/** The banner: what runs where (`body`), then how to make the chain produce events and where to see them. */
+function printBanner(title: string, main: N8nInstance, body: string[], trigger: Workflow, stopping: string): void {
 	const rule = '─'.repeat(78);
-	const { main, emu } = queue;
 	console.log(
 		[
 			'',
 			rule,
-			'  n8n in queue mode with the Stacks Hooks nodes is running.',
+			`  ${title}`,
 			'',
-			`  Editor, API, activation:  ${main.baseUrl}   (main process, pid ${main.process.pid})`,
-			'             (its certificate is self-signed: accept the browser\'s warning)',
-			`  Log in:    ${main.owner.email}`,
-			`  Password:  ${main.owner.password}`,
-			'',
-			`  Webhooks:                 ${queue.env.N8N_WEBHOOK_URL}   (load balancer: /webhook/ in turn to`,
-			'                            the webhook processes, /webhook-test/ to the main process)',
-			...queue.webhooks.map((proc, i) => `    webhook process ${i + 1}:      ${proc.baseUrl}   (pid ${proc.process.pid})`),
-			...queue.workers.map((proc, i) => `  Executions, worker ${i + 1}:   health on ${proc.baseUrl}/healthz   (pid ${proc.process.pid})`),
-			`  Redis:                    127.0.0.1:${queue.redis.port}   (the job queue)`,
-			`  PostgreSQL:               127.0.0.1:${queue.postgres.port}, database ${queue.postgres.database}, user ${queue.postgres.user}`,
-			'             (new each start: workflows and executions are not kept)',
-			'',
-			`  Emulated hooks service: ${emu.url} (API key ${EMULATOR_API_KEY}),`,
-			`  used by the credential "${CREDENTIAL_NAME}". "${trigger.name}" is active.`,
+			...body,
 			'',
 			'  Make the emulated chain produce STX transfers (in another terminal):',
 			'',
@@ -329,42 +318,47 @@ function printQueueBanner(queue: QueueStack, trigger: Workflow): void {
 			'  then see the executions of the trigger example:',
 			`  ${main.baseUrl}/workflow/${trigger.id}/executions`,
 			'',
-			'  Ctrl-C stops every process.',
+			`  ${stopping}`,
 			rule,
 			'',
 		].join('\n'),
 	);
 }
 
-function printBanner(n8n: N8nInstance, emulator: Emulator, trigger: Workflow): void {
-	const rule = '─'.repeat(78);
-	console.log(
-		[
-			'',
-			rule,
-			'  n8n with the Stacks Hooks nodes is running.',
-			'',
-			`  Editor:    ${n8n.baseUrl}`,
-			'             (its certificate is self-signed: accept the browser\'s warning)',
-			`  Log in:    ${n8n.owner.email}`,
-			`  Password:  ${n8n.owner.password}`,
-			'',
-			`  Emulated hooks service: ${emulator.url} (API key ${EMULATOR_API_KEY}),`,
-			`  used by the credential "${CREDENTIAL_NAME}". The example workflows are imported;`,
-			`  "${trigger.name}" is active.`,
-			'',
-			'  Make the emulated chain produce STX transfers (in another terminal):',
-			'',
-			'      npm run emulate',
-			'',
-			'  then see the executions of the trigger example:',
-			`  ${n8n.baseUrl}/workflow/${trigger.id}/executions`,
-			'',
-			'  Ctrl-C stops n8n and the emulator.',
-			rule,
-			'',
-		].join('\n'),
-	);
+/** Where to log in, as both banners say it. */
+const logIn = (main: N8nInstance, label: string, after = '') => [
+	`  ${label}${main.baseUrl}${after}`,
+	'             (its certificate is self-signed: accept the browser\'s warning)',
+	`  Log in:    ${main.owner.email}`,
+	`  Password:  ${main.owner.password}`,
+];
+
+function printSingleBanner(n8n: N8nInstance, emulator: Emulator, trigger: Workflow): void {
+	printBanner('n8n with the Stacks Hooks nodes is running.', n8n, [
+		...logIn(n8n, 'Editor:    '),
+		'',
+		`  Emulated hooks service: ${emulator.url} (API key ${EMULATOR_API_KEY}),`,
+		`  used by the credential "${CREDENTIAL_NAME}". The example workflows are imported;`,
+		`  "${trigger.name}" is active.`,
+	], trigger, 'Ctrl-C stops n8n and the emulator.');
+}
+
+function printQueueBanner(queue: QueueStack, trigger: Workflow): void {
+	const { main, emu } = queue;
+	printBanner('n8n in queue mode with the Stacks Hooks nodes is running.', main, [
+		...logIn(main, 'Editor, API, activation:  ', `   (main process, pid ${main.process.pid})`),
+		'',
+		`  Webhooks:                 ${queue.env.N8N_WEBHOOK_URL}   (load balancer: /webhook/ in turn to`,
+		'                            the webhook processes, /webhook-test/ to the main process)',
+		...queue.webhooks.map((proc, i) => `    webhook process ${i + 1}:      ${proc.baseUrl}   (pid ${proc.process.pid})`),
+		...queue.workers.map((proc, i) => `  Executions, worker ${i + 1}:   health on ${proc.baseUrl}/healthz   (pid ${proc.process.pid})`),
+		`  Redis:                    127.0.0.1:${queue.redis.port}   (the job queue)`,
+		`  PostgreSQL:               127.0.0.1:${queue.postgres.port}, database ${queue.postgres.database}, user ${queue.postgres.user}`,
+		'             (new each start: workflows and executions are not kept)',
+		'',
+		`  Emulated hooks service: ${emu.url} (API key ${EMULATOR_API_KEY}),`,
+		`  used by the credential "${CREDENTIAL_NAME}". "${trigger.name}" is active.`,
+	], trigger, 'Ctrl-C stops every process.');
 }
 
 /* ---------------------------------------------------------------- stopping */
