@@ -60,6 +60,14 @@ const webhookPath = `webhook/${WEBHOOK_ID}/webhook`;
 const productionUrl = () => `${stack.env.N8N_WEBHOOK_URL}${webhookPath}`;
 /** The same path on one webhook process, bypassing the load balancer. */
 const directUrl = (proc: N8nProcess) => `${proc.baseUrl}/${webhookPath}`;
+/** A delivery (an object, or its JSON) posted straight to one webhook process; with the account's secret unless told. */
+const deliverTo = (proc: N8nProcess, body: unknown, headers: Record<string, string> = { 'x-hook-consumer-secret': SECRET }) =>
+	proc.request(directUrl(proc), {
+		method: 'POST',
+		headers: { 'content-type': 'application/json', ...headers },
+		body: typeof body === 'string' ? body : JSON.stringify(body),
+		timeoutMs: 60_000,
+	});
 
 const itemsOf = (execution: Execution) =>
 	execution.data?.resultData?.runData?.['Stacks Hooks Trigger']?.[0]?.data?.main?.[0]?.map((item) => item.json) ?? [];
@@ -121,8 +129,7 @@ describe('queue mode: main, 2 webhook processes, 2 workers, Redis, PostgreSQL', 
 		executions += 1;
 		const payload: DeliveryPayload = report.payload;
 
-		const post = (proc: N8nProcess, headers: Record<string, string>) =>
-			proc.request(directUrl(proc), { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(payload) });
+		const post = (proc: N8nProcess, headers: Record<string, string>) => deliverTo(proc, payload, headers);
 		for (const proc of stack.webhooks) {
 			expect((await post(proc, {})).status).toBe(401);
 			expect((await post(proc, { 'x-hook-consumer-secret': `${SECRET.slice(0, -1)}x` })).status).toBe(401);
@@ -166,10 +173,9 @@ describe('queue mode: main, 2 webhook processes, 2 workers, Redis, PostgreSQL', 
 		expect(report.status).toBe(200);
 		const { payload } = report;
 		executions += 1;
-		const post = (proc: N8nProcess) =>
-			proc.request(directUrl(proc), { method: 'POST', headers: { 'content-type': 'application/json', 'x-hook-consumer-secret': SECRET }, body: JSON.stringify(payload) });
-		// Drained first, as README's Queue mode asks: n8n answers a delivery before it queues the
-		// execution, and a webhook process stopped in between leaves that execution "new" for ever.
+		const post = (proc: N8nProcess) => deliverTo(proc, payload);
+		// Drained first, as README's Queue mode asks: a webhook process stopped with deliveries in
+		// flight refuses them (the service sends them again) and may leave executions "new" for ever.
 		await main.api.waitForExecutions(workflowId, executions, SLOW);
 
 		await stack.webhooks[0].restart();
@@ -200,13 +206,8 @@ describe('queue mode: main, 2 webhook processes, 2 workers, Redis, PostgreSQL', 
 			return JSON.stringify(body);
 		});
 		const proc = stack.webhooks[1];
-		const url = directUrl(proc);
 		const posts = bodies.map((body, i) =>
-			sleep(i * 15).then(() =>
-				proc
-					.request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-hook-consumer-secret': SECRET }, body, timeoutMs: 60_000 })
-					.then((answer) => answer.status, () => 0),
-			),
+			sleep(i * 15).then(() => deliverTo(proc, body).then((answer) => answer.status, () => 0)),
 		);
 		await sleep(250);
 		const restarting = proc.restart();
