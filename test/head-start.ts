@@ -6,7 +6,7 @@
  * provisioning lock, apt's lock), so this only saves time: if it fails, the suite that needs it
  * tries again and reports the error.
  */
-import { ensureHost } from './support/n8n/host/provision';
+import { ensureHost } from './support/n8n/hosts/provision';
 import { ensureServers } from './support/n8n/servers';
 
 export default function headStart(): void {
@@ -14,6 +14,6 @@ export default function headStart(): void {
 	if (suites.length === 0) return;
 	const log = (what: string) => (msg: string) => console.log(`[head start: ${what}] ${msg}`);
 	const quiet = (what: string) => (error: unknown) => console.log(`[head start: ${what}] failed; the suites will try again: ${(error as Error).message.split('\n')[0]}`);
-	void ensureHost(log('n8n host')).catch(quiet('n8n host'));
+	void ensureHost(undefined, log('n8n host')).catch(quiet('n8n host'));
 	if (suites.some((suite) => /queue/.test(suite))) void ensureServers(log('Redis and PostgreSQL')).catch(quiet('Redis and PostgreSQL'));
 }

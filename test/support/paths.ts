@@ -20,8 +20,8 @@ function findRepo(from: string): string {
 
 export const REPO_DIR = findRepo(__dirname);
 
-/** The pinned n8n and Node 24 (package.json, lock file, node_modules). */
-export const HOST_DIR = path.join(REPO_DIR, 'test', 'support', 'n8n', 'host');
+/** The pinned n8n versions, one folder each (package.json, lock file, node_modules): see hosts/versions.ts. */
+export const HOSTS_DIR = path.join(REPO_DIR, 'test', 'support', 'n8n', 'hosts');
 
 /** The example workflows (JSON) and the README's screenshots. */
 export const EXAMPLES_DIR = path.join(REPO_DIR, 'test', 'examples');

@@ -9,7 +9,7 @@ import * as path from 'path';
 
 import type { Execution, WorkflowJson } from '../../support/n8n/api';
 import { runWorkflowOnce } from '../../support/n8n/cli';
-import { hostPaths } from '../../support/n8n/host/provision';
+import { hostPaths } from '../../support/n8n/hosts/provision';
 import { type N8nInstance, startN8n } from '../../support/n8n/instance';
 import { installPackage, packPackage } from '../../support/n8n/package';
 import { groupMembers } from '../../support/n8n/process';
@@ -59,7 +59,7 @@ describe('e2e harness (real n8n)', () => {
 		return n8n;
 	};
 
-	it('runs n8n from test/host on Node 24, over HTTPS, with an owner and an API key', async () => {
+	it('runs the selected n8n from its host folder on its Node, over HTTPS, with an owner and an API key', async () => {
 		const n = instance();
 		expect(n.baseUrl).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
 		expect(n.webhookBaseUrl).toBe(`${n.baseUrl}/`);

@@ -142,7 +142,14 @@ export class N8nApi {
 	constructor(
 		private readonly request: Requester,
 		private readonly owner: { email: string; password: string },
+		/** n8n's version: 1.x activates within the activate call, 2.x publishes afterwards (see activate()). Default: a 2.x. */
+		readonly n8nVersion: string = '2',
 	) {}
+
+	/** n8n 2.x publishes workflows through an outbox; 1.x activates them within the API call. */
+	private get publishes(): boolean {
+		return Number(this.n8nVersion.split('.')[0]) >= 2;
+	}
 
 	/** Any public-API call: `public('GET', '/workflows?limit=1')` → parsed JSON. Throws N8nHttpError on status >= 400. */
 	async public(method: string, apiPath: string, body?: unknown): Promise<unknown> {
@@ -215,9 +222,10 @@ export class N8nApi {
 	}
 
 	/**
-	 * Publishes (n8n 2.x's activate). n8n 2.41 publishes through an outbox after it answers: unless
+	 * Activates (n8n 2.x: publishes). n8n 2.41 publishes through an outbox after it answers: unless
 	 * `wait: false`, this waits until the triggers' `checkExists`/`create` ran and throws
-	 * N8nPublicationError when one failed. Returns the workflow as it then is.
+	 * N8nPublicationError when one failed. n8n 1.x runs them within the call and answers 400 when
+	 * one throws (an N8nHttpError). Returns the workflow as it then is.
 	 */
 	async activate(workflowId: string, options: { wait?: boolean; timeoutMs?: number } = {}): Promise<Workflow> {
 		const answer = (await this.public('POST', `/workflows/${id(workflowId)}/activate`, {})) as Workflow;
@@ -231,6 +239,7 @@ export class N8nApi {
 	}
 
 	private async settled(workflowId: string, publishing: boolean, timeoutMs?: number): Promise<Workflow> {
+		if (!this.publishes) return this.getWorkflow(workflowId);
 		const publication = await this.waitForPublication(workflowId, { timeoutMs });
 		if (publishing && (publication.status === 'failed' || publication.status === 'partial')) {
 			throw new N8nPublicationError(workflowId, publication);

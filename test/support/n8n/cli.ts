@@ -54,7 +54,7 @@ export async function runWorkflowOnce(
 	const file = path.join(dir, 'workflow.json');
 	fs.writeFileSync(file, JSON.stringify({ settings: { executionOrder: 'v1' }, ...workflowJson, id: workflowId, active: false }));
 	const env = {
-		...inheritedEnv(),
+		...inheritedEnv(host),
 		...instance.env,
 		// With the default 'vm' engine (isolated-vm), `n8n execute` 2.41 on Node 24 dies of SIGSEGV at
 		// exit in about one run of four, after printing its result; 'legacy' exits cleanly.
@@ -64,9 +64,9 @@ export async function runWorkflowOnce(
 	};
 	const runOptions = { cwd: instance.userFolder, env, timeoutMs: options.timeoutMs ?? 120_000, log: options.log };
 	try {
-		const imported = await run(host.node24, [host.n8nBin, 'import:workflow', `--input=${file}`], runOptions);
+		const imported = await run(host.node, [host.n8nBin, 'import:workflow', `--input=${file}`], runOptions);
 		if (imported.code !== 0) throw runError('`n8n import:workflow`', imported, 'See its output above.');
-		const executed = await run(host.node24, [host.n8nBin, 'execute', `--id=${workflowId}`, '--rawOutput'], runOptions);
+		const executed = await run(host.node, [host.n8nBin, 'execute', `--id=${workflowId}`, '--rawOutput'], runOptions);
 		const { code: exitCode, signal, stdout, stderr } = executed;
 		return { exitCode, signal, stdout, stderr, json: parseTrailingJson(stdout), workflowId };
 	} finally {

@@ -1,5 +1,5 @@
 /**
- * A real n8n (2.41.1 on Node 24, from host/) for the end-to-end tests, `npm start` and the
+ * A real n8n (a pinned version from hosts/, on the Node it pins) for the end-to-end tests, `npm start` and the
  * benchmark: started headless and offline, over HTTPS when asked, with an owner and a
  * public-API key; stopped, with its task runners, by stop() or when this process ends.
  *
@@ -17,7 +17,7 @@ import { setTimeout as sleep } from 'timers/promises';
 import { Agent } from 'undici';
 
 import { expectOk, httpRequest, N8nApi, type Requester } from './api';
-import { ensureHost, node24Env } from './host/provision';
+import { ensureHost, hostNodeEnv, type HostPaths } from './hosts/provision';
 import { eachLine, hasExited, signalGroup, startProcess, stopProcess } from './process';
 import { selfSignedPair } from './tls';
 
@@ -54,6 +54,8 @@ export interface StartOptions {
 	log?: (line: string) => void;
 	/** How long to wait for readiness. Default 180 s: a first start migrates a new database, which takes over a minute on a busy 2-core machine. */
 	readyTimeoutMs?: number;
+	/** Which n8n (one of hosts/versions.ts). Default: the selected one (STACKS_HOOKS_N8N, else the newest 2.x). */
+	n8nVersion?: string;
 	/** Provisioning progress messages. Default: console.log. */
 	provisionLog?: (msg: string) => void;
 }
@@ -100,23 +102,23 @@ function encryptionKeyFor(userFolder: string): string {
 }
 
 /** The inherited environment, without what would change how n8n runs. */
-export function inheritedEnv(): Record<string, string> {
+export function inheritedEnv(host: HostPaths): Record<string, string> {
 	// NODE_ENV=test (set by jest) makes n8n exit at start without a word.
 	const dropped = ['WEBHOOK_URL', 'NODE_ENV', 'JEST_WORKER_ID', 'NODE_OPTIONS', 'NODE_TLS_REJECT_UNAUTHORIZED', 'npm_config_nodedir'];
 	return Object.fromEntries(
-		Object.entries(node24Env(process.env)).filter(
+		Object.entries(hostNodeEnv(host, process.env)).filter(
 			(entry): entry is [string, string] =>
 				entry[1] !== undefined && !dropped.includes(entry[0]) && !/^(N8N_|DB_|QUEUE_|EXECUTIONS_|GENERIC_|NODE_FUNCTION_)/.test(entry[0]),
 		),
 	);
 }
 
-/** Starts n8n's main process (provisioning host/ first when needed); resolves when it is ready and has an owner and an API key. */
+/** Starts n8n's main process (provisioning its host folder first when needed); resolves when it is ready and has an owner and an API key. */
 export async function startN8n(opts: StartOptions = {}) {
 	const proc = await startN8nProcess({ ...opts, role: 'main' });
 	let api: N8nApi;
 	try {
-		api = await ensureOwner(proc.userFolder, proc.request);
+		api = await ensureOwner(proc.userFolder, proc.request, proc.host.version);
 	} catch (error) {
 		await proc.stop();
 		throw error;
@@ -128,10 +130,10 @@ export async function startN8n(opts: StartOptions = {}) {
 	});
 }
 
-/** Starts one n8n process of `opts.role` (provisioning host/ first when needed); resolves when it answers its readiness check. */
+/** Starts one n8n process of `opts.role` (provisioning its host folder first when needed); resolves when it answers its readiness check. */
 export async function startN8nProcess(opts: StartOptions = {}) {
 	const role = opts.role ?? 'main';
-	const host = await ensureHost(opts.provisionLog);
+	const host = await ensureHost(opts.n8nVersion, opts.provisionLog);
 	const userFolder = path.resolve(opts.userFolder ?? fs.mkdtempSync(path.join(os.tmpdir(), 'n8n-e2e-')));
 	fs.mkdirSync(userFolder, { recursive: true });
 	const port = opts.port ?? (await freePort());
@@ -182,7 +184,7 @@ export async function startN8nProcess(opts: StartOptions = {}) {
 	let stopping: Promise<void> | undefined;
 
 	const launch = async (): Promise<void> => {
-		child = startProcess(host.node24, [host.n8nBin, ...args], { cwd: userFolder, env: { ...inheritedEnv(), ...env } });
+		child = startProcess(host.node, [host.n8nBin, ...args], { cwd: userFolder, env: { ...inheritedEnv(host), ...env } });
 		stopping = undefined;
 		// Readiness answers once the database is up; the main's line follows the activation of published workflows.
 		const seen = { editor: role !== 'main' };
@@ -263,10 +265,10 @@ export async function startN8nProcess(opts: StartOptions = {}) {
 const API_KEY_RESOURCES = ['workflow', 'workflowTags', 'credential', 'execution', 'executionTags', 'tag'];
 
 /** Sets up the owner and an API key in a new user folder; in a known one, uses what STATE_FILE holds. */
-async function ensureOwner(userFolder: string, request: Requester): Promise<N8nApi> {
+async function ensureOwner(userFolder: string, request: Requester, n8nVersion: string): Promise<N8nApi> {
 	const known = readState(userFolder);
 	const owner = { email: known.email ?? 'owner@stacks-hooks.example.com', password: known.password ?? `E2e-${randomBytes(9).toString('base64url')}-9x` };
-	const api = new N8nApi(request, owner);
+	const api = new N8nApi(request, owner, n8nVersion);
 	// Whether the setup screen would show: no owner yet.
 	const settings = (await api.restCall('GET', '/settings')).json as { data?: { userManagement?: { showSetupOnFirstLoad?: boolean } } };
 	if (settings?.data?.userManagement?.showSetupOnFirstLoad !== false) {

@@ -4,7 +4,7 @@ import * as os from 'os';
 import * as path from 'path';
 
 import { REPO_DIR } from '../paths';
-import { withoutNpmConfig } from './host/provision';
+import { withoutNpmConfig } from './hosts/provision';
 import { atExit, run, runError } from './process';
 
 /** Every file under `target` (a file or a folder; none when missing). */

