@@ -38,7 +38,9 @@ export class StacksHooksApi implements ICredentialType {
 			displayName: 'Network',
 			name: 'network',
 			type: 'options',
-			options: NETWORK_NAMES.map((network) => ({ name: NETWORKS[network].name, value: network })),
+			options: NETWORK_NAMES.map((network) => ({ name: NETWORKS[network].name, value: network })).sort((a, b) =>
+				a.name.localeCompare(b.name),
+			),
 			default: 'testnet',
 			description: 'The Stacks network whose events the hooks watch. Each network has its own base address and its own hooks.',
 		},
@@ -47,7 +49,7 @@ export class StacksHooksApi implements ICredentialType {
 			name: 'baseUrl',
 			type: 'string',
 			default: '',
-			placeholder: NETWORKS.testnet.baseUrl,
+			placeholder: `e.g. ${NETWORKS.testnet.baseUrl}`,
 			description:
 				'Leave empty to use the public service of the selected network. Set it to reach another deployment (staging, a self-hosted or local emulator); with or without a trailing /v1.',
 		},

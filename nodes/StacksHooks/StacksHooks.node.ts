@@ -29,8 +29,8 @@ export class StacksHooks implements INodeType {
 				type: 'options',
 				noDataExpression: true,
 				options: [
-					{ name: 'Hook', value: 'hook' },
 					{ name: 'Consumer Secret', value: 'secret' },
+					{ name: 'Hook', value: 'hook' },
 					{ name: 'Service', value: 'service' },
 				] satisfies Array<{ name: string; value: Resource }>,
 				default: 'hook',

@@ -11,7 +11,7 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { CREDENTIAL_TYPE } from '../shared/constants';
-import { eventsProperty } from '../shared/eventFilters';
+import { triggerOnProperty } from '../shared/eventFilters';
 import { hookOptionsProperty } from '../shared/hookOptions';
 import { isAuthentic } from './accountSecret';
 import { presentedSecrets } from './consumerSecret';
@@ -59,13 +59,13 @@ export class StacksHooksTrigger implements INodeType {
 				type: 'notice',
 				default: '',
 			},
-			eventsProperty,
+			triggerOnProperty,
 			{
 				displayName: 'Hook Name',
 				name: 'hookName',
 				type: 'string',
 				default: '',
-				placeholder: 'n8n: My workflow (workflow ID)',
+				placeholder: 'e.g. Treasury transfers',
 				description: 'The name of the hook at the service. Leave empty for one that names n8n and this workflow.',
 			},
 			{
@@ -73,8 +73,8 @@ export class StacksHooksTrigger implements INodeType {
 				name: 'output',
 				type: 'options',
 				options: [
-					{ name: 'One Item per Transaction', value: 'transaction', description: 'Each matching transaction as an item' },
 					{ name: 'One Item per Block', value: 'block', description: 'Each block, with its matching transactions, as an item' },
+					{ name: 'One Item per Transaction', value: 'transaction', description: 'Each matching transaction as an item' },
 					{ name: 'Whole Delivery', value: 'delivery', description: 'The payload as the service sent it, as one item' },
 				],
 				default: 'transaction',
@@ -84,12 +84,12 @@ export class StacksHooksTrigger implements INodeType {
 				name: 'rollbacks',
 				type: 'options',
 				options: [
+					{ name: 'Ignore', value: 'ignore', description: 'Only output applied blocks' },
 					{
 						name: 'Include',
 						value: 'include',
 						description: 'Also output blocks a chain reorganisation undid, marked with direction "rollback"',
 					},
-					{ name: 'Ignore', value: 'ignore', description: 'Only output applied blocks' },
 				],
 				default: 'include',
 			},

@@ -118,7 +118,7 @@ export function startHealthChecks(ctx: ITriggerFunctions): ITriggerResponse {
 			if (!state.failing) {
 				const workflow = ctx.getWorkflow();
 				ctx.logger.warn(
-					`Stacks Hooks Trigger "${ctx.getNode().name}" of workflow "${workflow.name ?? ''}" (${workflow.id ?? ''}): the health check failed: ${(error as Error).message}. It tries again every ${minutes} min; this is logged once until it succeeds.`,
+					`Stacks Hooks Trigger "${ctx.getNode().name}" of workflow "${workflow.name ?? ''}" (${workflow.id ?? ''}): the health check did not complete: ${(error as Error).message}. It tries again every ${minutes} min; this is logged once until a check completes.`,
 					{ workflowId: workflow.id, nodeName: ctx.getNode().name },
 				);
 			}

@@ -109,7 +109,7 @@ export function whyNotDelivering(hook: Hook): string | undefined {
 	if (!hook.status.enabled) {
 		return hook.status.status === 'new' ? 'it had never been enabled (an earlier activation stopped before enabling it)' : 'it had been disabled at the service';
 	}
-	if (hook.status.status === 'interrupted') return 'the service had interrupted it after failed deliveries';
+	if (hook.status.status === 'interrupted') return 'the service had interrupted it after deliveries that did not go through';
 	return undefined;
 }
 
@@ -228,7 +228,7 @@ export async function registerEnabled(ctx: HookOwner, webhookUrl: string, connec
 			await deleteQuietlyIfGone(ctx, hook.uuid, connection);
 		} catch (cleanupError) {
 			throw new NodeOperationError(ctx.getNode(), error as Error, {
-				description: `Enabling the new hook failed, and removing it failed too (${(cleanupError as Error).message}). Delete hook ${hook.uuid} with the Stacks Hooks node before activating again.`,
+				description: `The new hook could not be enabled, nor removed again (${(cleanupError as Error).message}). Delete hook ${hook.uuid} with the Stacks Hooks node before activating again.`,
 			});
 		}
 		throw asNodeError(ctx.getNode(), error);

@@ -38,7 +38,7 @@ const FILTER_FIELDS = {
 			name: 'sender',
 			type: 'string',
 			default: '',
-			placeholder: 'ST1PQHQKV0RJXZFY1DGX8MNSNYVE3VGZJSRTPGZGM',
+			placeholder: 'e.g. ST1PQHQKV0RJXZFY1DGX8MNSNYVE3VGZJSRTPGZGM',
 			description: `Only events sent by this principal. ${ADDRESS_HINT}. Leave empty for any sender.`,
 		},
 		apiName: 'sender',
@@ -50,7 +50,7 @@ const FILTER_FIELDS = {
 			name: 'receiver',
 			type: 'string',
 			default: '',
-			placeholder: 'ST2CY5V39NHDPWSXMW9QDT3HC3GD6Q6XX4CFRK9AG',
+			placeholder: 'e.g. ST2CY5V39NHDPWSXMW9QDT3HC3GD6Q6XX4CFRK9AG',
 			description: `Only events received by this principal. ${ADDRESS_HINT}. Leave empty for any receiver.`,
 		},
 		apiName: 'receiver',
@@ -62,7 +62,7 @@ const FILTER_FIELDS = {
 			name: 'assetIdentifier',
 			type: 'string',
 			default: '',
-			placeholder: 'SP2J6ZY48GV1EZ5V2V5RB9MP66SW86PYKKNRV9EJ7.my-token::token',
+			placeholder: 'e.g. SP2J6ZY48GV1EZ5V2V5RB9MP66SW86PYKKNRV9EJ7.my-token::token',
 			description: 'Only this token: ADDRESS.contract-name::asset-name. Leave empty for any asset.',
 		},
 		apiName: 'asset_identifier',
@@ -74,7 +74,7 @@ const FILTER_FIELDS = {
 			name: 'contractIdentifier',
 			type: 'string',
 			default: '',
-			placeholder: 'SP2J6ZY48GV1EZ5V2V5RB9MP66SW86PYKKNRV9EJ7.my-contract',
+			placeholder: 'e.g. SP2J6ZY48GV1EZ5V2V5RB9MP66SW86PYKKNRV9EJ7.my-contract',
 			description: 'Only this contract: ADDRESS.contract-name. Leave empty for any contract.',
 		},
 		apiName: 'contract_identifier',
@@ -86,7 +86,7 @@ const FILTER_FIELDS = {
 			name: 'functionName',
 			type: 'string',
 			default: '',
-			placeholder: 'transfer',
+			placeholder: 'e.g. transfer',
 			description: 'Only calls of this public function. Leave empty for any function.',
 		},
 		apiName: 'function_name',
@@ -98,7 +98,7 @@ const FILTER_FIELDS = {
 			name: 'value',
 			type: 'string',
 			default: '',
-			placeholder: '42',
+			placeholder: 'e.g. 42',
 			description: 'Only the NFT with this integer ID. Leave empty for any token.',
 		},
 		apiName: 'value',
@@ -126,7 +126,7 @@ const FILTER_FIELDS = {
 			type: 'string',
 			default: '',
 			required: true,
-			placeholder: 'ST1PQHQKV0RJXZFY1DGX8MNSNYVE3VGZJSRTPGZGM',
+			placeholder: 'e.g. ST1PQHQKV0RJXZFY1DGX8MNSNYVE3VGZJSRTPGZGM',
 			description: `The principal whose balance changes are matched. ${ADDRESS_HINT}.`,
 		},
 		apiName: 'principal',
@@ -170,37 +170,57 @@ const FIELD_NAMES = Object.keys(FILTER_FIELDS) as FilterFieldName[];
 const typesWith = (field: FilterFieldName) =>
 	EVENT_TYPES.filter((type) => type.fields.includes(field)).map((type) => type.value);
 
-/** The `events` parameter: several filters, OR-ed by the service. */
-export const eventsProperty: INodeProperties = {
-	displayName: 'Events',
-	name: 'events',
-	type: 'fixedCollection',
-	placeholder: 'Add Event Filter',
-	required: true,
-	typeOptions: { multipleValues: true },
-	default: { filter: [{ type: 'stx_transfer' }] },
-	description: 'The chain events to match. A hook fires when any one of these filters matches.',
-	options: [
-		{
-			displayName: 'Filter',
-			name: 'filter',
-			values: [
-				{
-					displayName: 'Type',
-					name: 'type',
-					type: 'options',
-					options: EVENT_TYPES.map(({ name, value, description }) => ({ name, value, description })),
-					default: 'stx_transfer',
-					description: 'The kind of chain event',
-				},
-				...FIELD_NAMES.map((field) => ({
-					...FILTER_FIELDS[field].property,
-					displayOptions: { show: { type: typesWith(field) } },
-				})),
-			],
-		},
-	],
-};
+const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
+
+/**
+ * The `events` parameter: several filters, OR-ed by the service. Event types are listed
+ * alphabetically, as n8n lists options. Type stays first in each filter and the fields it shows
+ * follow alphabetically: n8n's guideline puts a field before the fields that depend on it.
+ */
+function eventFiltersProperty(displayName: string, description?: string): INodeProperties {
+	return {
+		displayName,
+		name: 'events',
+		type: 'fixedCollection',
+		placeholder: 'Add Event Filter',
+		required: true,
+		typeOptions: { multipleValues: true },
+		default: { filter: [{ type: 'stx_transfer' }] },
+		...(description !== undefined && { description }),
+		options: [
+			{
+				displayName: 'Filter',
+				name: 'filter',
+				values: [
+					{
+						displayName: 'Type',
+						name: 'type',
+						type: 'options',
+						options: EVENT_TYPES.map(({ name, value, description }) => ({ name, value, description })).sort(byName),
+						default: 'stx_transfer',
+						description: 'The kind of chain event',
+					},
+					...FIELD_NAMES.map((field) => ({
+						...FILTER_FIELDS[field].property,
+						displayOptions: { show: { type: typesWith(field) } },
+					})).sort((a, b) => a.displayName.localeCompare(b.displayName)),
+				],
+			},
+		],
+	};
+}
+
+/** The action node's event filters (Register, Update). */
+export const eventsProperty = eventFiltersProperty(
+	'Events',
+	'The chain events to match. A hook fires when any one of these filters matches.',
+);
+
+/**
+ * The trigger's: the same filters, named as n8n's guideline names the event setting of a trigger
+ * ("Trigger On", without a tooltip). Its `name` stays `events`: saved workflows hold their filters under it.
+ */
+export const triggerOnProperty = eventFiltersProperty('Trigger On');
 
 /** One filter as the service takes it: its type, and only the fields that type has. */
 export const eventFilterSchema = z.discriminatedUnion(

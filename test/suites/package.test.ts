@@ -41,9 +41,11 @@ describe('the packed package', () => {
 		expect(files.filter((file) => !file.startsWith('dist/')).sort()).toEqual(
 			['LICENSE.md', 'README.md', 'index.js', 'package.json'].filter((file) => files.includes(file)),
 		);
-		expect(dist.every((file) => /^dist\/(nodes|credentials)\/.+\.(js|svg)$/.test(file))).toBe(true);
+		expect(dist.every((file) => /^dist\/(nodes|credentials)\/.+\.(js|svg)$/.test(file) || /^dist\/nodes\/.+\.node\.json$/.test(file))).toBe(true);
 		expect(dist.some((file) => /test|\.map$|\.d\.ts$/.test(file))).toBe(false);
 		for (const entry of [...manifest.n8n.nodes, ...manifest.n8n.credentials]) expect(dist).toContain(entry);
+		// Each node's codex file beside it: n8n reads `<Node>.node.js` + `on`.
+		for (const entry of manifest.n8n.nodes) expect(dist).toContain(`${entry}on`);
 		// One icon pair, shipped once, for both nodes and the credential.
 		expect(dist.filter((file) => file.endsWith('.svg'))).toEqual([
 			'dist/nodes/icons/stacksHooks.dark.svg',

@@ -43,8 +43,8 @@ export async function getConnection(ctx: RequestContext, opts: { withApiKey?: bo
 	if (!/^https?:\/\/[^/]/i.test(baseUrl)) {
 		throw new NodeOperationError(
 			ctx.getNode(),
-			`The credential's Base URL "${baseUrl}" is not an http(s) address`,
-			{ description: `Leave Base URL empty to use the public service, or set a full address such as ${NETWORKS.testnet.baseUrl}.` },
+			`The credential's 'Base URL' (${baseUrl}) is not an http(s) address`,
+			{ description: `Leave 'Base URL' empty to use the public service, or set a full address such as ${NETWORKS.testnet.baseUrl}.` },
 		);
 	}
 	return {

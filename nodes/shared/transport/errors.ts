@@ -17,7 +17,7 @@ export interface ErrorContext {
 	/** How many attempts were made (a 429 or a blip is tried again), and the wait the service asked for with a 429. */
 	attempts?: number;
 	retryAfter?: number;
-	/** The service's address, named when it failed. */
+	/** The service's address, named in the message when it could not handle a request. */
 	baseUrl?: string;
 	/** Whether the request is one the transport sends again (see safeToRepeat in ./request). */
 	repeatable?: boolean;
@@ -49,7 +49,7 @@ export function serviceError(node: INode, status: number, body: unknown, context
 		case 401:
 		case 403:
 			message = `The Stacks Hooks service rejected the API key (${status}${error ? ` ${error}` : ''})`;
-			description = `${details ? `${details}. ` : ''}Check the API key in the "Stacks Hooks API" credential, and that it belongs to the credential's network.`;
+			description = `${details ? `${details}. ` : ''}Check the API key ('API Key' in the Stacks Hooks API credential), and that it belongs to the credential's 'Network'.`;
 			break;
 		case 404:
 			message = context.hookId
@@ -64,12 +64,12 @@ export function serviceError(node: INode, status: number, body: unknown, context
 		default:
 			if (status >= 500) {
 				const where = context.baseUrl ? ` at ${context.baseUrl}` : '';
-				message = `The Stacks Hooks service${where} failed (${status}) after ${attemptsText(context.attempts ?? 1)}${said ? `: ${said}` : ''}`;
+				message = `The Stacks Hooks service${where} could not handle the request (${status}) after ${attemptsText(context.attempts ?? 1)}${said ? `: ${said}` : ''}`;
 				const toDo = !TRANSIENT_STATUSES.includes(status)
-					? 'Try again later; if it keeps failing, report it to the service with the details above.'
+					? 'Try again later; if it keeps happening, report it to the service with the details above.'
 					: context.repeatable === false
 						? `It seems briefly unavailable. ${NOT_REPEATED}`
-						: "It seems briefly unavailable: try again in a few minutes; if it keeps failing, check the service's status.";
+						: "It seems briefly unavailable: try again in a few minutes; if it keeps happening, check the service's status.";
 				description = `${details ?? error ?? 'The service gave no details.'} ${toDo}`;
 			} else {
 				message = `The Stacks Hooks service refused the request (${status})${said ? `: ${said}` : ''}`;
@@ -135,11 +135,11 @@ export function unreachableError(
 	if (failure.timedOut) {
 		message = `The Stacks Hooks service at ${baseUrl} did not answer within ${timeoutMs / 1000} s (timed out, ${attemptsText(attempts)})`;
 		description = repeatable
-			? "It may be overloaded or down: try again in a few minutes; if it keeps happening, check the service's status and the credential's Base URL."
+			? "It may be overloaded or down: try again in a few minutes; if it keeps happening, check the service's status and the credential's 'Base URL'."
 			: NOT_REPEATED;
 	} else {
 		message = `Could not reach the Stacks Hooks service at ${baseUrl} (${failure.cause}) after ${attemptsText(attempts)}`;
-		description = `Check the credential's network and Base URL, and that this n8n can reach the service; if it could before, the service may be restarting: try again in a few minutes.${!repeatable && failure.transient && !refused ? ` ${NOT_REPEATED}` : ''}`;
+		description = `Check the credential's 'Network' and 'Base URL', and that this n8n can reach the service; if it could before, the service may be restarting: try again in a few minutes.${!repeatable && failure.transient && !refused ? ` ${NOT_REPEATED}` : ''}`;
 	}
 	const apiError = new NodeApiError(node, { message: failure.cause }, { message, description, itemIndex });
 	// n8n swaps a message naming a common error code (ECONNRESET, ETIMEDOUT, ...) for its generic

@@ -238,11 +238,11 @@ describe('the editor, in headless Chromium', () => {
 		await screenshot(browser, 'example-workflow.png', true);
 	}, 60_000);
 
-	it('opens the trigger\'s parameter panel: Events, Output, Rollbacks, Hook Name', async () => {
+	it('opens the trigger\'s parameter panel: Trigger On, Output, Rollbacks, Hook Name', async () => {
 		const { page } = browser;
 		await openNodePanel(page, 'Stacks Hooks Trigger');
 		const labels = await panelLabels(page);
-		for (const label of ['Credential', 'Events', 'Type', 'Sender', 'Hook Name', 'Output', 'Rollbacks', 'Options']) {
+		for (const label of ['Credential', 'Trigger On', 'Type', 'Sender', 'Hook Name', 'Output', 'Rollbacks', 'Options']) {
 			expect(labels).toContain(label);
 		}
 		expect(await page.inputValue('[data-test-id=ndv] [data-test-id=parameter-input-sender] input')).toBe(EXAMPLE_SENDER);

@@ -61,7 +61,7 @@ describe('activation', () => {
 
 	it('deletes what it registered when enabling fails: no orphan', async () => {
 		emu.failNext(1, 500, { match: { method: 'PATCH' } });
-		await expect(lifecycle('create', {})).rejects.toThrow(/failed \(500\)/);
+		await expect(lifecycle('create', {})).rejects.toThrow(/could not handle the request \(500\)/);
 		expect(emu.hooks(API_KEY)).toHaveLength(0);
 	});
 
@@ -202,7 +202,7 @@ describe('deactivation', () => {
 		const staticData: IDataObject = {};
 		await activate(staticData);
 		emu.failNext(1, 500);
-		await expect(lifecycle('delete', staticData)).rejects.toThrow(/failed \(500\)/);
+		await expect(lifecycle('delete', staticData)).rejects.toThrow(/could not handle the request \(500\)/);
 		expect(staticData.production).toBeDefined();
 		expect(emu.hooks(API_KEY)).toHaveLength(1);
 	});

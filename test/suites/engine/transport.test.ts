@@ -61,7 +61,7 @@ describe('requests that are safe to repeat', () => {
 		const uuid = await existingHook();
 		emu.failNext(3, status);
 		const { result, ms } = await timed(async () => await getHook(uuid));
-		expect(result.error?.message).toContain(`The Stacks Hooks service at ${emu.url} failed (${status}) after 3 attempts`);
+		expect(result.error?.message).toContain(`The Stacks Hooks service at ${emu.url} could not handle the request (${status}) after 3 attempts`);
 		expect((result.error as { description?: string }).description).toMatch(/try again in a few minutes/);
 		expect(JSON.stringify(result.error)).not.toContain(API_KEY);
 		expect(requests()).toHaveLength(3);
@@ -126,7 +126,7 @@ describe('registration through the action node', () => {
 	it('is not sent again after a 503: one POST, and an error saying to check before running again', async () => {
 		emu.failNext(1, 503, { match: { method: 'POST' } });
 		const { error } = await runAction(emu, { resource: 'hook', operation: 'create', name: 'once', webhookUrl: WEBHOOK, events: stxTransferFrom(ALICE) });
-		expect(error?.message).toContain(`The Stacks Hooks service at ${emu.url} failed (503) after 1 attempt`);
+		expect(error?.message).toContain(`The Stacks Hooks service at ${emu.url} could not handle the request (503) after 1 attempt`);
 		expect((error as { description?: string }).description).toMatch(/not sent again.*check whether it did/);
 		expect(requests('POST')).toHaveLength(1);
 		expect(emu.hooks(API_KEY)).toHaveLength(0);
@@ -173,7 +173,7 @@ describe("the trigger's registration", () => {
 
 	it('registers once more after a 503, and raises the error when that fails too', async () => {
 		emu.failNext(2, 503, { match: registration });
-		await expect(create({})).rejects.toThrow(`The Stacks Hooks service at ${emu.url} failed (503) after 1 attempt`);
+		await expect(create({})).rejects.toThrow(`The Stacks Hooks service at ${emu.url} could not handle the request (503) after 1 attempt`);
 		expect(registrations()).toHaveLength(2);
 		expect(emu.hooks(API_KEY)).toHaveLength(0);
 	});

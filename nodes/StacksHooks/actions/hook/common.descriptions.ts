@@ -64,7 +64,7 @@ export const bulkFiltersProperty: INodeProperties = {
 			name: 'webhookUrl',
 			type: 'string',
 			default: '',
-			placeholder: 'https://n8n.example.com/webhook/…',
+			placeholder: 'e.g. https://n8n.example.com/webhook/…',
 			description: 'Hooks that post to this URL',
 		},
 	],

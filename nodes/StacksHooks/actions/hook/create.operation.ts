@@ -35,7 +35,7 @@ const properties: INodeProperties[] = [
 		type: 'string',
 		required: true,
 		default: '',
-		placeholder: 'https://example.com/webhooks/stacks',
+		placeholder: 'e.g. https://example.com/webhooks/stacks',
 		description: 'Where the service posts each match. Must use HTTPS.',
 		displayOptions: { show: { specifyBy: ['fields'] } },
 	},
@@ -63,21 +63,27 @@ function definitionFromJson(this: IExecuteFunctions, itemIndex: number, network:
 		try {
 			parsed = jsonParse(raw);
 		} catch (error) {
-			throw new NodeOperationError(this.getNode(), 'Definition (JSON) is not valid JSON', {
-				description: (error as Error).message,
+			throw new NodeOperationError(this.getNode(), "'Definition (JSON)' is not valid JSON", {
+				description: `${(error as Error).message}. Correct the JSON, or set the field with an expression that returns an object.`,
 				itemIndex,
 			});
 		}
 	}
 	if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
-		throw new NodeOperationError(this.getNode(), 'Definition (JSON) must be a JSON object', { itemIndex });
+		throw new NodeOperationError(this.getNode(), "'Definition (JSON)' must be a JSON object", {
+			description: 'Give the whole hook definition as one object: { "name": …, "filters": …, "action": … }.',
+			itemIndex,
+		});
 	}
 	const definition = { version: '1', chain: 'stacks', network, ...(parsed as IDataObject) };
 	if (definition.network !== network) {
 		throw new NodeOperationError(
 			this.getNode(),
 			`The definition is for ${String(definition.network)}, but the credential is for ${network}`,
-			{ description: 'Hooks are registered per network: use a credential of that network, or change "network".', itemIndex },
+			{
+				description: `Hooks are registered per network: use a credential of that network, or change "network" in 'Definition (JSON)'.`,
+				itemIndex,
+			},
 		);
 	}
 	return validate(this.getNode(), definitionSchema, definition, 'hook definition', itemIndex);

@@ -28,7 +28,7 @@ const properties: INodeProperties[] = [
 				name: 'indexBlockHash',
 				type: 'string',
 				default: '',
-				placeholder: '0x…',
+				placeholder: 'e.g. 0xcb60a6f807fed52d0cd1a803e9ead7455ff1078be0a1d11c4c4be47350fa3551',
 				description: 'Pick the block by its index block hash instead of its height',
 			},
 		],
@@ -47,7 +47,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	} else {
 		const height = this.getNodeParameter('blockHeight', itemIndex) as number;
 		if (!Number.isInteger(height) || height < 0) {
-			throw new NodeOperationError(this.getNode(), `Block Height must be a whole number of 0 or more, not ${height}`, {
+			throw new NodeOperationError(this.getNode(), `'Block Height' must be a whole number of 0 or more, not ${height}`, {
 				itemIndex,
 			});
 		}

@@ -28,17 +28,24 @@ export const operations: Record<HookOperation, Operation> = {
 	update,
 };
 
+/**
+ * n8n's wording (docs.n8n.io UX guidelines, "Operations name, action, and description"): the name in
+ * Title Case without the resource, the action in sentence case with the resource and without articles,
+ * the description a sentence that names the resource and says a bit more.
+ */
 const texts: Record<HookOperation, OperationText> = {
-	delete: { name: 'Delete', description: 'Delete a hook', action: 'Delete a hook' },
-	disable: { name: 'Disable', description: 'Stop a hook from delivering', action: 'Disable a hook' },
-	disableMany: { name: 'Disable Many', description: 'Disable every hook matching filters', action: 'Disable many hooks' },
-	enable: { name: 'Enable', description: 'Let a hook deliver', action: 'Enable a hook' },
-	enableMany: { name: 'Enable Many', description: 'Enable every hook matching filters', action: 'Enable many hooks' },
-	evaluate: { name: 'Evaluate', description: 'Test a hook against one block', action: 'Evaluate a hook against a block' },
-	get: { name: 'Get', description: 'Get a hook', action: 'Get a hook' },
-	getAll: { name: 'Get Many', description: 'List the hooks of the account', action: 'Get many hooks' },
-	create: { name: 'Register', description: 'Register a new hook', action: 'Register a hook' },
-	update: { name: 'Update', description: 'Change the definition of a hook', action: 'Update a hook' },
+	// "Register", not n8n's "Create": the guideline asks for the service's own terminology, and the
+	// service (Hiro Chainhooks) and its docs register hooks. The value stays `create`.
+	create: { name: 'Register', description: 'Register a new hook that posts matching chain events to a webhook', action: 'Register hook' },
+	delete: { name: 'Delete', description: 'Delete a hook permanently', action: 'Delete hook' },
+	disable: { name: 'Disable', description: 'Stop a hook from delivering, without deleting it', action: 'Disable hook' },
+	disableMany: { name: 'Disable Many', description: 'Stop every hook that matches the filters from delivering', action: 'Disable many hooks' },
+	enable: { name: 'Enable', description: 'Let a hook deliver matching events', action: 'Enable hook' },
+	enableMany: { name: 'Enable Many', description: 'Let every hook that matches the filters deliver', action: 'Enable many hooks' },
+	evaluate: { name: 'Evaluate', description: 'Test a hook against one block', action: 'Evaluate hook against block' },
+	get: { name: 'Get', description: 'Retrieve a hook', action: 'Get hook' },
+	getAll: { name: 'Get Many', description: 'Retrieve a list of hooks', action: 'Get many hooks' },
+	update: { name: 'Update', description: "Change a hook's name, webhook URL, events or options", action: 'Update hook' },
 };
 
 export const description: INodeProperties[] = [

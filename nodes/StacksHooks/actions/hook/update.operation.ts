@@ -21,20 +21,21 @@ const properties: INodeProperties[] = [
 		description: 'The parts of the definition to change; what is not set stays as it is',
 		options: [
 			{ ...eventsProperty, required: false, default: {} },
+			hookOptionsProperty('action', { displayName: 'Hook Options', name: 'hookOptions' }),
 			{
 				displayName: 'Name',
 				name: 'name',
 				type: 'string',
 				default: '',
+				placeholder: 'e.g. Treasury transfers',
 				description: 'The new name of the hook',
 			},
-			hookOptionsProperty('action', { displayName: 'Hook Options', name: 'hookOptions' }),
 			{
 				displayName: 'Webhook URL',
 				name: 'webhookUrl',
 				type: 'string',
 				default: '',
-				placeholder: 'https://example.com/webhooks/stacks',
+				placeholder: 'e.g. https://example.com/webhooks/stacks',
 				description: 'The new HTTPS address the service posts matches to',
 			},
 		],

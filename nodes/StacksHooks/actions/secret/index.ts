@@ -11,13 +11,17 @@ type SecretOperation = 'get' | 'rotate' | 'delete';
 export const operations: Record<SecretOperation, Operation> = { get, rotate, delete: deleteSecret };
 
 const texts: Record<SecretOperation, OperationText> = {
-	get: { name: 'Get', description: 'Get the consumer secret sent with every delivery', action: 'Get the consumer secret' },
+	delete: {
+		name: 'Delete',
+		description: 'Delete the consumer secret, so deliveries are sent without one',
+		action: 'Delete consumer secret',
+	},
+	get: { name: 'Get', description: 'Retrieve the consumer secret sent with every delivery', action: 'Get consumer secret' },
 	rotate: {
 		name: 'Rotate',
 		description: 'Replace the consumer secret sent with every delivery',
-		action: 'Rotate the consumer secret',
+		action: 'Rotate consumer secret',
 	},
-	delete: { name: 'Delete', description: 'Stop sending a consumer secret with deliveries', action: 'Delete the consumer secret' },
 };
 
 export const description: INodeProperties[] = [

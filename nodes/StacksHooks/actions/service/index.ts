@@ -9,7 +9,7 @@ type ServiceOperation = 'getStatus';
 export const operations: Record<ServiceOperation, Operation> = { getStatus };
 
 const texts: Record<ServiceOperation, OperationText> = {
-	getStatus: { name: 'Get API Status', description: 'Get whether the service is ready, and its version', action: 'Get the API status' },
+	getStatus: { name: 'Get API Status', description: 'Check whether the service is ready, and retrieve its version', action: 'Get API status' },
 };
 
 export const description: INodeProperties[] = [operationProperty('service', texts, 'getStatus'), ...getStatus.description];
