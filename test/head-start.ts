@@ -1,3 +1,4 @@
+/* eslint-disable no-console, @n8n/community-nodes/no-restricted-globals -- test code: it runs in Node, not inside n8n (README, Development) */
 /**
  * jest's globalSetup: when the run includes real-n8n suites (sequencer.js puts them last and
  * names them), starts what they need without waiting for it: the pinned n8n host (2-4 minutes

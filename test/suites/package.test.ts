@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions -- test code: it runs in Node, not inside n8n (README, Development) */
 /**
  * What `npm pack` ships is what n8n installs: the built nodes, the credential,
  * their icons, and no runtime dependencies or tests.
@@ -56,6 +57,7 @@ describe('the packed package', () => {
 	it('points every node and the credential at an icon pair the package ships', () => {
 		const shipped = packed.files.map((file) => file.path);
 		for (const entry of [...manifest.n8n.nodes, ...manifest.n8n.credentials]) {
+			// eslint-disable-next-line @typescript-eslint/no-require-imports -- a module loaded by its path at run time
 			const exported = require(path.join(root, entry)) as Record<string, new () => object>;
 			const instance = new (Object.values(exported)[0])() as {
 				icon?: Record<string, string>;
@@ -72,6 +74,7 @@ describe('the packed package', () => {
 
 	it('loads every listed node and credential from dist/ with only n8n-workflow and zod', () => {
 		for (const entry of [...manifest.n8n.nodes, ...manifest.n8n.credentials]) {
+			// eslint-disable-next-line @typescript-eslint/no-require-imports -- a module loaded by its path at run time
 			const exported = require(path.join(root, entry)) as Record<string, new () => object>;
 			const [Type] = Object.values(exported);
 			expect(typeof Type).toBe('function');

@@ -1,3 +1,4 @@
+/* eslint-disable no-console, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions -- test code: it runs in Node, not inside n8n (README, Development) */
 /**
  * A real browser for the editor check: Debian's Chromium (installed with
  * apt-get when missing and we are root), driven by playwright-core, which

@@ -1,3 +1,4 @@
+/* eslint-disable no-console, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-hardcoded-secrets -- test code: it runs in Node, not inside n8n (README, Development) */
 /**
  * The example workflows of test/examples/workflows/, each imported into one
  * real n8n 2.41.1 (HTTPS, the packed package installed as n8n installs

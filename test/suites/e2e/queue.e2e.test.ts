@@ -1,3 +1,4 @@
+/* eslint-disable no-console, @n8n/community-nodes/no-restricted-imports -- test code: it runs in Node, not inside n8n (README, Development) */
 /**
  * Both nodes in n8n's queue mode (n8n 2.41.1): real Redis and PostgreSQL, one main process, two
  * webhook processes behind a load balancer and two workers (queue.ts). The main process

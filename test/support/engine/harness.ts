@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: it runs in Node, not inside n8n (README, Development) */
 /**
  * Runs this package's nodes through n8n's real execution engine (n8n-core), in-process.
  *
@@ -365,7 +366,9 @@ export async function runTestDelivery(opts: Omit<RunWebhookOptions, 'mode'>): Pr
  */
 export function n8nLogger(): { info: (message: string) => void; warn: (message: string) => void } {
 	const from = { paths: [require.resolve('n8n-core')] };
+	// eslint-disable-next-line @typescript-eslint/no-require-imports -- a module loaded by its path at run time
 	const { Container } = require(require.resolve('@n8n/di', from)) as typeof import('@n8n/di');
+	// eslint-disable-next-line @typescript-eslint/no-require-imports -- a module loaded by its path at run time
 	const { Logger } = require(require.resolve('@n8n/backend-common', from)) as typeof import('@n8n/backend-common');
 	return Container.get(Logger);
 }

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: it runs in Node, not inside n8n (README, Development) */
 /** Running a workflow once with n8n's CLI, beside a running instance. */
 import { randomBytes } from 'crypto';
 import * as fs from 'fs';

@@ -1,3 +1,4 @@
+/* eslint-disable no-console, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: it runs in Node, not inside n8n (README, Development) */
 /**
  * Real Redis and PostgreSQL servers for n8n's queue mode (tests, `npm start -- --queue`, the
  * benchmark): Debian's `redis-server` and `postgresql`, installed with apt-get when the machine

@@ -1,3 +1,4 @@
+/* eslint-disable no-console, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: it runs in Node, not inside n8n (README, Development) */
 /**
  * Parts 2-4, in process, each in a child process of its own (so the rest of the run does not
  * disturb its figures, and memory is measured with the V8 flags it needs). Prints its table
@@ -45,6 +46,7 @@ async function prepare(txCount: number) {
 	let context: IWebhookFunctions | undefined;
 	const spy = Object.create(trigger) as StacksHooksTrigger;
 	spy.webhook = async function (this: IWebhookFunctions) {
+		// eslint-disable-next-line @typescript-eslint/no-this-alias -- the spy keeps the context n8n calls webhook() on
 		context = this;
 		return await trigger.webhook.call(this);
 	};

