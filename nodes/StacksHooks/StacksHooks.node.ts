@@ -1,6 +1,8 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import '../shared/n8nVersion';
+
 import { CREDENTIAL_TYPE } from '../shared/constants';
 import * as hook from './actions/hook';
 import { type Resource, router } from './actions/router';

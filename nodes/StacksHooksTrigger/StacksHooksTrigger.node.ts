@@ -10,6 +10,8 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import '../shared/n8nVersion';
+
 import { CREDENTIAL_TYPE } from '../shared/constants';
 import { triggerOnProperty } from '../shared/eventFilters';
 import { hookOptionsProperty } from '../shared/hookOptions';
