@@ -18,7 +18,7 @@ export interface N8nVersion {
 }
 
 export const N8N_VERSIONS: readonly N8nVersion[] = [
-	{ version: '2.41.1', role: 'newest 2.x' },
+	{ version: '2.41.3', role: 'newest 2.x' },
 ];
 
 /** The version every suite runs on unless told otherwise. */
