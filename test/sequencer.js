@@ -11,7 +11,9 @@ const isEndToEnd = (test) => /[\\/]suites[\\/]e2e[\\/]/.test(test.path);
 class EndToEndLast extends Sequencer {
 	async sort(tests) {
 		const sorted = await super.sort(tests);
-		const endToEnd = sorted.filter(isEndToEnd);
+		// The compatibility smoke test last: its other n8n versions are provisioned meanwhile.
+		const isCompat = (test) => /compat\.e2e/.test(test.path);
+		const endToEnd = [...sorted.filter((test) => isEndToEnd(test) && !isCompat(test)), ...sorted.filter(isCompat)];
 		process.env.STACKS_HOOKS_E2E_SUITES = endToEnd.map((test) => test.path).join('\n');
 		return [...sorted.filter((test) => !isEndToEnd(test)), ...endToEnd];
 	}

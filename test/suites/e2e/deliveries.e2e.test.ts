@@ -1,6 +1,6 @@
 /* eslint-disable no-console, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-hardcoded-secrets -- test code: it runs in Node, not inside n8n (README, Development) */
 /**
- * Generated deliveries through a real n8n 2.41.1: 1,000 valid ones and 1,000 with a broken part,
+ * Generated deliveries through a real n8n (the selected version): 1,000 valid ones and 1,000 with a broken part,
  * from the same arbitraries as the engine's property suite (test/support/deliveryArbitraries.ts),
  * posted to an active trigger's production URL over HTTPS with the account's secret. No answer is a
  * 5xx; every valid delivery is answered 200 and every broken one 400; n8n records exactly one

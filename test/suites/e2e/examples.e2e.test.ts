@@ -1,7 +1,7 @@
 /* eslint-disable no-console, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-hardcoded-secrets -- test code: it runs in Node, not inside n8n (README, Development) */
 /**
  * The example workflows of test/examples/workflows/, each imported into one
- * real n8n 2.41.1 (HTTPS, the packed package installed as n8n installs
+ * real n8n (the selected version, see hosts/versions.ts; HTTPS, the packed package installed as n8n installs
  * community packages) and run against the emulator on loopback: the manual
  * ones once through `n8n execute`, the trigger one activated and fed a block.
  * Then the editor itself, in headless Chromium: the example's nodes, their

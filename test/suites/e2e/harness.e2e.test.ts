@@ -1,6 +1,6 @@
 /* eslint-disable no-console, @n8n/community-nodes/no-restricted-imports -- test code: it runs in Node, not inside n8n (README, Development) */
 /**
- * Smoke test of the end-to-end harness itself, against a real n8n 2.41.1 on Node 24:
+ * Smoke test of the end-to-end harness itself, against the selected real n8n on its Node:
  * provisioning, HTTPS with a generated self-signed pair, owner + API key, a Webhook workflow
  * through the public API, restart, the CLI route, stop, and pack/install of a package.
  */

@@ -1,6 +1,6 @@
 /* eslint-disable no-console, @n8n/community-nodes/no-restricted-imports -- test code: it runs in Node, not inside n8n (README, Development) */
 /**
- * Random lifecycles of the trigger in a real n8n 2.41.1, each with a SIGKILL of n8n (and its task
+ * Random lifecycles of the trigger in a real n8n (the selected version), each with a SIGKILL of n8n (and its task
  * runners) at a random moment while it activates or deactivates the workflow, then a start on the
  * same data: once n8n is back, the workflow's hook is as its state says (active: exactly one enabled
  * hook at its URL with the wanted events; inactive: none), hooks of another URL and another account

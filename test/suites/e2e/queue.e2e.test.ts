@@ -1,6 +1,6 @@
 /* eslint-disable no-console, @n8n/community-nodes/no-restricted-imports -- test code: it runs in Node, not inside n8n (README, Development) */
 /**
- * Both nodes in n8n's queue mode (n8n 2.41.1): real Redis and PostgreSQL, one main process, two
+ * Both nodes in n8n's queue mode (the selected n8n, see hosts/versions.ts): real Redis and PostgreSQL, one main process, two
  * webhook processes behind a load balancer and two workers (queue.ts). The main process
  * registers the trigger's hook; each webhook process checks the deliveries it receives; the
  * workers run the executions, which land in PostgreSQL; restarts of each kind of process lose

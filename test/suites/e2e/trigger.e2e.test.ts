@@ -1,6 +1,6 @@
 /* eslint-disable no-console, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-hardcoded-secrets -- test code: it runs in Node, not inside n8n (README, Development) */
 /**
- * The trigger's whole life inside a real n8n 2.41.1 (Node 24, HTTPS, the
+ * The trigger's whole life inside a real n8n (the selected version, HTTPS, the
  * packed package installed as n8n installs community packages), against the
  * emulator on loopback; and the action node run once through `n8n execute`.
  */

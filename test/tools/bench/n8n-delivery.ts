@@ -1,6 +1,6 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: it runs in Node, not inside n8n (README, Development) */
 /**
- * Part 1, deliveries inside a real n8n (2.41.1 on Node 24, HTTPS, the packed package installed
+ * Part 1, deliveries inside a real n8n (the selected version on its Node, HTTPS, the packed package installed
  * as n8n installs community packages): the same deliveries posted concurrently to
  *   A: a workflow of the Stacks Hooks Trigger (its production webhook),
  *   B: a workflow of n8n's Webhook node (POST, respond on received, header auth with the

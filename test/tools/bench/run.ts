@@ -44,7 +44,7 @@ async function engine(section: string, nodeFlags: string[] = []): Promise<Row[]>
 
 /** How part 1 is run: printed under the table, whatever the outcome. */
 const METHOD = [
-	'Part 1 posts the same deliveries (keep-alive HTTPS, concurrency 10) to three workflows in one n8n 2.41.1: the Stacks Hooks Trigger ' +
+	`Part 1 posts the same deliveries (keep-alive HTTPS, concurrency 10) to three workflows in one n8n ${selectedN8n()}: the Stacks Hooks Trigger ` +
 		'(typeVersion 1.1, as n8n adds it now) alone; n8n\'s Webhook node (POST, respond on received, header auth with the consumer ' +
 		'secret) followed by a Code node that splits the delivery into the same per-transaction items; and the floor, alone. ' +
 		'A/B/C then C/B/A over the rounds, medians reported. n8n keeps its default of saving every execution, and every execution is checked. ' +
