@@ -41,12 +41,14 @@ describe.each(others.map((entry) => [entry.version, entry.role]))('n8n %s (%s)',
 
 	it('runs that version, and loads both nodes and the credential from the installed package', async () => {
 		expect(n8n.host.version).toBe(version);
-		const nodes = (await n8n.request('/types/nodes.json')).json as Array<{ name: string; displayName: string }>;
-		const credentials = (await n8n.request('/types/credentials.json')).json as Array<{ name: string }>;
+		const nodes = (await n8n.api.page('/types/nodes.json')) as Array<{ name: string; displayName: string }>;
+		const credentials = (await n8n.api.page('/types/credentials.json')) as Array<{ name: string }>;
 		const ours = nodes.filter((node) => node.name.startsWith('n8n-nodes-stacks-hooks.'));
-		expect(ours.map((node) => [node.name, node.displayName]).sort()).toEqual([
-			[ACTION_TYPE, 'Stacks Hooks'],
-			[TRIGGER_TYPE, 'Stacks Hooks Trigger'],
+		// n8n adds a Tool variant of every node that is usableAsTool, for its AI agents.
+		expect([...new Set(ours.map((node) => `${node.name} (${node.displayName})`))].sort()).toEqual([
+			`${ACTION_TYPE} (Stacks Hooks)`,
+			`${ACTION_TYPE}Tool (Stacks Hooks Tool)`,
+			`${TRIGGER_TYPE} (Stacks Hooks Trigger)`,
 		]);
 		expect(credentials.map((entry) => entry.name)).toContain(CREDENTIAL_TYPE);
 		expect(n8n.logs()).not.toMatch(/n8n-nodes-stacks-hooks[^\n]*(error|could not|failed)/i);

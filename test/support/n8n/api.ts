@@ -203,8 +203,27 @@ export class N8nApi {
 		return out;
 	}
 
+	/**
+	 * n8n 1.1xx adds "Allowed HTTP Request Domains" to every credential, and its public API then
+	 * refuses one without `allowedDomains` unless `allowedHttpRequestDomains` is given (the editor
+	 * fills in its default, "all"); that default is sent when n8n asks for it.
+	 */
 	async createCredential(credential: { name: string; type: string; data: Record<string, unknown> }) {
-		return (await this.public('POST', '/credentials', credential)) as { id: string; name: string; type: string; [key: string]: unknown };
+		type Created = { id: string; name: string; type: string; [key: string]: unknown };
+		try {
+			return (await this.public('POST', '/credentials', credential)) as Created;
+		} catch (error) {
+			if (!(error instanceof N8nHttpError && error.status === 400 && error.body.includes('allowedDomains'))) throw error;
+			return (await this.public('POST', '/credentials', { ...credential, data: { allowedHttpRequestDomains: 'all', ...credential.data } })) as Created;
+		}
+	}
+
+	/** A GET of any path of the editor's server (e.g. `/types/nodes.json`) with the owner's session, parsed. */
+	async page(pagePath: string): Promise<unknown> {
+		if (!this.cookie) await this.login();
+		const headers: Record<string, string> = { 'browser-id': this.browserId, cookie: this.cookie! };
+		const res = expectOk('GET', pagePath, await this.request(pagePath, { method: 'GET', headers }));
+		return res.json ?? res.text;
 	}
 
 	/** Read-only fields (id, active, tags, ...) are dropped. */
@@ -265,7 +284,10 @@ export class N8nApi {
 		if (filter.workflowId) query.set('workflowId', filter.workflowId);
 		if (filter.includeData) query.set('includeData', 'true');
 		if (filter.status) query.set('status', filter.status);
-		return this.list<Execution>(`/executions${query.size ? `?${query.toString()}` : ''}`);
+		const executions = await this.list<Execution>(`/executions${query.size ? `?${query.toString()}` : ''}`);
+		// n8n 1.85's public API has no `status` yet, only `finished` (true once it succeeded) and `stoppedAt`.
+		for (const execution of executions) execution.status ??= execution.finished ? 'success' : execution.stoppedAt ? 'error' : 'running';
+		return executions;
 	}
 
 	/** Polls until the workflow has `count` finished executions; returns them oldest first, with data. Throws on timeout (default 30 s). */

@@ -144,7 +144,8 @@ export async function startN8nProcess(opts: StartOptions = {}) {
 	const dispatcher = tls ? new Agent({ connect: { ca: tls.cert } }) : undefined;
 	// A worker's health server is plain HTTP whatever N8N_PROTOCOL says (n8n's scaling/worker-server.js).
 	const baseUrl = `${tls && role !== 'worker' ? 'https' : 'http'}://127.0.0.1:${port}`;
-	const webhookBaseUrl = opts.env?.N8N_WEBHOOK_URL ?? `${baseUrl}/`;
+	const webhookBaseUrl = opts.env?.N8N_WEBHOOK_URL ?? opts.env?.WEBHOOK_URL ?? `${baseUrl}/`;
+	const major = Number(host.version.split('.')[0]);
 	const env: Record<string, string> = {
 		N8N_USER_FOLDER: userFolder,
 		N8N_ENCRYPTION_KEY: encryptionKeyFor(userFolder),
@@ -154,8 +155,9 @@ export async function startN8nProcess(opts: StartOptions = {}) {
 		N8N_PORT: String(port),
 		N8N_PROTOCOL: tls ? 'https' : 'http',
 		N8N_RUNNERS_BROKER_PORT: String(brokerPort),
-		// The modern name of WEBHOOK_URL (deprecated in n8n 2.41): base of production and test webhooks.
-		N8N_WEBHOOK_URL: webhookBaseUrl,
+		// Base of production and test webhooks: N8N_WEBHOOK_URL since 2.x (WEBHOOK_URL is deprecated
+		// in 2.41), WEBHOOK_URL in 1.x, which does not know the new name.
+		...(major >= 2 ? { N8N_WEBHOOK_URL: webhookBaseUrl } : { WEBHOOK_URL: webhookBaseUrl }),
 		N8N_DIAGNOSTICS_ENABLED: 'false',
 		N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
 		N8N_TEMPLATES_ENABLED: 'false',
@@ -163,7 +165,8 @@ export async function startN8nProcess(opts: StartOptions = {}) {
 		N8N_AI_ENABLED: 'false',
 		N8N_LICENSE_AUTO_RENEW_ENABLED: 'false',
 		N8N_SECURE_COOKIE: 'false',
-		N8N_DISABLED_MODULES: 'mcp-registry',
+		// 2.x calls out at start without it; 1.x has no such module and refuses the name.
+		...(major >= 2 ? { N8N_DISABLED_MODULES: 'mcp-registry' } : {}),
 		N8N_HIRING_BANNER_ENABLED: 'false',
 		...(tls ? { N8N_SSL_KEY: tls.keyPath, N8N_SSL_CERT: tls.certPath } : {}),
 		// A worker serves no editor; its readiness check listens on this port.
@@ -285,10 +288,12 @@ async function ensureOwner(userFolder: string, request: Requester, n8nVersion: s
 
 /** A public-API key for the owner with every scope of API_KEY_RESOURCES that n8n grants the owner. */
 async function createApiKey(api: N8nApi): Promise<string> {
-	const offered = ((await api.rest('GET', '/api-keys/scopes')) as { data?: string[] }).data ?? [];
-	const scopes = offered.filter((scope) => API_KEY_RESOURCES.includes(scope.split(':')[0]));
-	if (!scopes.includes('workflow:create')) throw new Error(`n8n offered no usable API key scopes: ${JSON.stringify(offered)}`);
-	const answer = (await api.rest('POST', '/api-keys', { label: `e2e ${new Date().toISOString()}`, scopes, expiresAt: null })) as {
+	// n8n 1.85 has no scopes yet (GET /rest/api-keys/scopes answers 404): its keys may do everything.
+	const listed = await api.restCall('GET', '/api-keys/scopes');
+	const offered = listed.status === 404 ? undefined : (((await api.rest('GET', '/api-keys/scopes')) as { data?: string[] }).data ?? []);
+	const scopes = offered?.filter((scope) => API_KEY_RESOURCES.includes(scope.split(':')[0]));
+	if (scopes && !scopes.includes('workflow:create')) throw new Error(`n8n offered no usable API key scopes: ${JSON.stringify(offered)}`);
+	const answer = (await api.rest('POST', '/api-keys', { label: `e2e ${new Date().toISOString()}`, ...(scopes && { scopes }), expiresAt: null })) as {
 		data?: { rawApiKey?: string };
 	};
 	if (!answer.data?.rawApiKey) throw new Error(`POST /rest/api-keys returned no rawApiKey: ${JSON.stringify(answer).slice(0, 500)}`);

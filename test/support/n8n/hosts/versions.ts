@@ -19,6 +19,8 @@ export interface N8nVersion {
 
 export const N8N_VERSIONS: readonly N8nVersion[] = [
 	{ version: '2.41.3', role: 'newest 2.x' },
+	{ version: '1.123.81', role: 'newest 1.x' },
+	{ version: '1.85.4', role: 'oldest supported' },
 ];
 
 /** The version every suite runs on unless told otherwise. */
