@@ -290,7 +290,7 @@ describe('Self-healing hooks', () => {
 		await sleep(7000); // two more checks: nothing more to heal, nothing more logged
 		expect(mine().map((found) => found.uuid)).toEqual([again.uuid]);
 		expect(healedLines().slice(linesBefore)).toEqual([
-			expect.stringContaining(`enabled hook ${hook.uuid} again by the health check: the service had interrupted it after failed deliveries`),
+			expect.stringContaining(`enabled hook ${hook.uuid} again by the health check: the service had interrupted it after deliveries that did not go through`),
 			expect.stringContaining(`hook ${hook.uuid} had been deleted at the service; registered it again as ${again.uuid}`),
 		]);
 		expect(await emu.injectBlock(transfers(ALICE, 2))).toEqual([expect.objectContaining({ status: 200 })]);
