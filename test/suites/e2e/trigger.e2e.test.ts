@@ -209,7 +209,7 @@ describe('Stacks Hooks Trigger in a real n8n', () => {
 describe('Listening for a test event in the editor', () => {
 	const TEST_WEBHOOK_ID = '7a2d9c41-5e3b-4f6a-8c1d-2b9e0f4a6d35';
 	const listen = (id: string) =>
-		n8n.api.rest('POST', `/workflows/${id}/run`, { triggerToStartFrom: { name: 'Stacks Hooks Trigger' } });
+		n8n.api.runManually(id, 'Stacks Hooks Trigger');
 
 	it('registers its own hook for the test URL, and removes it when listening is cancelled', async () => {
 		emu.reset();

@@ -218,6 +218,17 @@ export class N8nApi {
 		}
 	}
 
+	/**
+	 * The editor's "Listen for test event" / "Execute workflow" from `triggerName`
+	 * (`POST /rest/workflows/{id}/run`): n8n 2.x reads the saved workflow, 1.x wants it in the body.
+	 */
+	async runManually(workflowId: string, triggerName: string): Promise<unknown> {
+		const triggerToStartFrom = { name: triggerName };
+		if (this.publishes) return this.rest('POST', `/workflows/${id(workflowId)}/run`, { triggerToStartFrom });
+		const workflowData = (await this.rest('GET', `/workflows/${id(workflowId)}`)) as { data: Record<string, unknown> };
+		return this.rest('POST', `/workflows/${id(workflowId)}/run`, { workflowData: workflowData.data, triggerToStartFrom });
+	}
+
 	/** A GET of any path of the editor's server (e.g. `/types/nodes.json`) with the owner's session, parsed. */
 	async page(pagePath: string): Promise<unknown> {
 		if (!this.cookie) await this.login();

@@ -191,9 +191,13 @@ export async function startN8nProcess(opts: StartOptions = {}) {
 		child = startProcess(host.node, [host.n8nBin, ...args], { cwd: userFolder, env: { ...inheritedEnv(host), ...env } });
 		stopping = undefined;
 		// Readiness answers once the database is up; the main's line follows the activation of published workflows.
-		const seen = { editor: role !== 'main' };
+		// n8n's readiness check can answer before it serves: a main before its REST API is mounted
+		// (1.123), a webhook process before it has loaded the active workflows' webhooks (1.x); each
+		// prints a line once it is done.
+		const readyLine = { main: 'Editor is now accessible via', webhook: 'Webhook listener waiting for requests', worker: undefined }[role];
+		const seen = { editor: readyLine === undefined };
 		eachLine(child, (line) => {
-			seen.editor ||= line.includes('Editor is now accessible via');
+			seen.editor ||= readyLine !== undefined && line.includes(readyLine);
 			addLine(line);
 		});
 		let spawnError: Error | undefined;
