@@ -13,7 +13,13 @@ class EndToEndLast extends Sequencer {
 		const sorted = await super.sort(tests);
 		// The compatibility smoke test last: its other n8n versions are provisioned meanwhile.
 		const isCompat = (test) => /compat\.e2e/.test(test.path);
-		const endToEnd = [...sorted.filter((test) => isEndToEnd(test) && !isCompat(test)), ...sorted.filter(isCompat)];
+		// The random lifecycles first: they time nothing, so they run well while provisioning may still load the machine.
+		const isRandom = (test) => /lifecycle\.random\.e2e/.test(test.path);
+		const endToEnd = [
+			...sorted.filter(isRandom),
+			...sorted.filter((test) => isEndToEnd(test) && !isCompat(test) && !isRandom(test)),
+			...sorted.filter(isCompat),
+		];
 		process.env.STACKS_HOOKS_E2E_SUITES = endToEnd.map((test) => test.path).join('\n');
 		return [...sorted.filter((test) => !isEndToEnd(test)), ...endToEnd];
 	}
