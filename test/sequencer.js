@@ -11,15 +11,14 @@ const isEndToEnd = (test) => /[\\/]suites[\\/]e2e[\\/]/.test(test.path);
 class EndToEndLast extends Sequencer {
 	async sort(tests) {
 		const sorted = await super.sort(tests);
-		// The compatibility smoke test last: its other n8n versions are provisioned meanwhile.
-		const isCompat = (test) => /compat\.e2e/.test(test.path);
-		// The random lifecycles first: they time nothing, so they run well while provisioning may still load the machine.
-		const isRandom = (test) => /lifecycle\.random\.e2e/.test(test.path);
-		const endToEnd = [
-			...sorted.filter(isRandom),
-			...sorted.filter((test) => isEndToEnd(test) && !isCompat(test) && !isRandom(test)),
-			...sorted.filter(isCompat),
-		];
+		// The suites that time nothing first (the other n8n hosts may still be installing while they
+		// run), the trigger suite with its timed cases after them, the compatibility smoke test last.
+		const ORDER = ['lifecycle.random', 'queue', 'examples', 'deliveries', 'harness', 'install', 'trigger', 'compat'];
+		const rank = (test) => {
+			const index = ORDER.findIndex((name) => test.path.endsWith(`${name}.e2e.test.ts`));
+			return index < 0 ? ORDER.indexOf('trigger') : index;
+		};
+		const endToEnd = sorted.filter(isEndToEnd).sort((a, b) => rank(a) - rank(b));
 		process.env.STACKS_HOOKS_E2E_SUITES = endToEnd.map((test) => test.path).join('\n');
 		return [...sorted.filter((test) => !isEndToEnd(test)), ...endToEnd];
 	}
