@@ -8,6 +8,8 @@ import { randomBytes } from 'crypto';
 import { setTimeout as sleep } from 'timers/promises';
 import { type Dispatcher, fetch } from 'undici';
 
+import { n8nMajor } from './hosts/versions';
+
 export interface HttpResponse {
 	status: number;
 	headers: Headers;
@@ -149,7 +151,7 @@ export class N8nApi {
 
 	/** n8n 2.x publishes workflows through an outbox; 1.x activates them within the API call. */
 	private get publishes(): boolean {
-		return Number(this.n8nVersion.split('.')[0]) >= 2;
+		return n8nMajor(this.n8nVersion) >= 2;
 	}
 
 	/** Any public-API call: `public('GET', '/workflows?limit=1')` → parsed JSON. Throws N8nHttpError on status >= 400. */

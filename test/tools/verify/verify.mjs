@@ -94,9 +94,9 @@ for (const leg of legs) {
 	const result = await analyzePackage(leg.dir, leg.patterns);
 	const errors = seen.reduce((sum, r) => sum + r.errorCount, 0);
 	const warnings = seen.reduce((sum, r) => sum + r.warningCount, 0);
-	const where = leg.label ?? path.relative(process.cwd(), leg.dir) ?? '.';
+	const where = leg.label ?? (path.relative(process.cwd(), leg.dir) || '.');
 	console.log(
-		`  ${result.passed ? 'PASS' : 'FAIL'}  ${leg.name} leg (${where || '.'}; ${leg.patterns.join(', ')}): ` +
+		`  ${result.passed ? 'PASS' : 'FAIL'}  ${leg.name} leg (${where}; ${leg.patterns.join(', ')}): ` +
 			`${seen.length} files, ${errors} errors, ${warnings} warnings`,
 	);
 	if (!result.passed) {

@@ -23,6 +23,11 @@ export const N8N_VERSIONS: readonly N8nVersion[] = [
 	{ version: '1.85.4', role: 'oldest supported' },
 ];
 
+/** n8n's release line of a version: 1 or 2 (the harness speaks to each in its own way). */
+export function n8nMajor(version: string): number {
+	return Number(version.split('.')[0]);
+}
+
 /** The version every suite runs on unless told otherwise. */
 export const DEFAULT_N8N = N8N_VERSIONS[0].version;
 
