@@ -20,6 +20,8 @@ import type {
 } from '@hirosystems/chainhooks-client/schemas';
 import { Type, type Static, type TProperties } from '@sinclair/typebox';
 
+import { transactionMatches } from '../../nodes/shared/chainEvents';
+
 export type Block = StacksBlock;
 export type Transaction = StacksTransaction;
 export type Operation = StacksOperation;
@@ -40,6 +42,8 @@ function txInput<K extends string, P extends TProperties>(kind: K, properties: P
 		fee: Type.Optional(Count),
 		nonce: Type.Optional(Count),
 		txid: Type.Optional(Text),
+		/** A failed transaction: its fee is paid, its other operations carry the status. Default: success. */
+		status: Type.Optional(Type.Union([Type.Literal('success'), Type.Literal('abort_by_response'), Type.Literal('abort_by_post_condition')])),
 		...properties,
 	});
 }
@@ -209,20 +213,24 @@ function makeTransaction(input: TxInput, blockHashValue: string, index: number, 
 	const shape = shapeOf(input);
 	const fee = shape.type === 'coinbase' || shape.type === 'tenure_change' ? 0 : (input.fee ?? DEFAULT_FEE);
 	const feeOps: OpDraft[] = fee > 0 ? [{ type: 'fee', account: { address: input.sender }, amount: amount(`-${fee}`, STX), metadata: { sponsored: false } }] : [];
-	const operations = [...feeOps, ...shape.operations].map((op, i): StacksOperation => ({ operation_identifier: { index: i }, ...op, status: 'success' }));
+	const status = input.status ?? 'success';
+	const operations = [
+		...feeOps.map((op) => ({ ...op, status: 'success' as const })),
+		...shape.operations.map((op) => ({ ...op, status })),
+	].map((op, i) => ({ operation_identifier: { index: i }, ...op }) as StacksOperation);
 	return {
 		transaction_identifier: { hash: input.txid ?? hash('tx', blockHashValue, index) },
 		operations,
 		metadata: {
 			type: shape.type,
-			status: 'success',
+			status,
 			nonce,
 			fee_rate: String(fee),
 			sender_address: input.sender,
 			sponsor_address: null,
 			sponsored: false,
 			position: { index, microblock_identifier: null },
-			result: { hex: '0x0703', repr: '(ok true)' },
+			result: status === 'success' ? { hex: '0x0703', repr: '(ok true)' } : { hex: '0x080100000000000000000000000000000001', repr: '(err u1)' },
 			vm_error: null,
 			execution_cost: shape.cost,
 			canonical: true,
@@ -273,104 +281,9 @@ export function toBlock(value: BlockInput | Block): Block {
 }
 
 // ---------------------------------------------------------------------------
-// Matching
-
-/** One movement of value, with a transfer's debit and credit operations paired. */
-interface AssetEvent {
-	action: string;
-	/** 'stx', 'ft' or 'nft'. */
-	token: string;
-	asset_identifier?: string;
-	value?: string;
-	sender?: string;
-	receiver?: string;
-}
-
-type AmountOp = Extract<StacksOperation, { amount: StacksAmount }>;
-
-const isAmountOp = (op: StacksOperation): op is AmountOp => 'amount' in op;
-const isDebit = (op: AmountOp) => op.amount.value.startsWith('-');
-
-function assetEvents(tx: Transaction): AssetEvent[] {
-	const ops = tx.operations.filter(isAmountOp).filter((op) => op.type !== 'fee');
-	const events: AssetEvent[] = [];
-	for (let i = 0; i < ops.length; i++) {
-		const op = ops[i];
-		const meta = op.amount.currency.metadata;
-		const address = op.account.address;
-		const event = { token: meta?.token_type ?? 'stx', asset_identifier: meta?.asset_identifier ?? undefined, value: meta?.value };
-		if (op.type === 'token_mint') events.push({ ...event, action: 'mint', receiver: address });
-		else if (op.type === 'token_burn' || op.type === 'stx_lock') events.push({ ...event, action: op.type === 'stx_lock' ? 'lock' : 'burn', sender: address });
-		else if (!isDebit(op)) events.push({ ...event, action: 'transfer', receiver: address });
-		else {
-			const credit = ops[i + 1];
-			const paired =
-				credit?.type === 'token_transfer' && !isDebit(credit) && JSON.stringify(op.amount.currency) === JSON.stringify(credit.amount.currency);
-			events.push({ ...event, action: 'transfer', sender: address, receiver: paired ? credit.account.address : undefined });
-			if (paired) i++;
-		}
-	}
-	return events;
-}
-
-const equalsIfGiven = (wanted: string | undefined, actual: string | undefined) => wanted === undefined || wanted === actual;
-
-function opsOfType<T extends StacksOperation['type']>(tx: Transaction, type: T): Array<Extract<StacksOperation, { type: T }>> {
-	return tx.operations.filter((op): op is Extract<StacksOperation, { type: T }> => op.type === type);
-}
-
-/** Does this transaction hold an event the filter asks for? Absent filter fields match anything. */
-export function matchFilter(filter: EventFilter, tx: Transaction): boolean {
-	const sentBy = (sender: string | undefined) => equalsIfGiven(sender, tx.metadata.sender_address);
-	switch (filter.type) {
-		case 'stx_transfer':
-		case 'stx_mint':
-		case 'stx_burn':
-		case 'stx_event':
-		case 'ft_transfer':
-		case 'ft_mint':
-		case 'ft_burn':
-		case 'ft_event':
-		case 'nft_transfer':
-		case 'nft_mint':
-		case 'nft_burn':
-		case 'nft_event': {
-			// The type names the token and the action ('event': any action).
-			const [token, action] = filter.type.split('_');
-			// stx_event has no criteria of its own.
-			const wanted: { asset_identifier?: string; sender?: string; receiver?: string; value?: number } = filter.type === 'stx_event' ? {} : filter;
-			return assetEvents(tx).some(
-				(event) =>
-					event.token === token &&
-					(action === 'event' || event.action === action) &&
-					equalsIfGiven(wanted.asset_identifier, event.asset_identifier) &&
-					equalsIfGiven(wanted.sender, event.sender) &&
-					equalsIfGiven(wanted.receiver, event.receiver) &&
-					(wanted.value === undefined || event.value?.replace(/^u/, '') === String(wanted.value)),
-			);
-		}
-		case 'contract_deploy':
-			return sentBy(filter.sender) && opsOfType(tx, 'contract_deploy').some((op) => equalsIfGiven(filter.contract_identifier, op.metadata.contract_identifier));
-		case 'contract_call':
-			return (
-				sentBy(filter.sender) &&
-				opsOfType(tx, 'contract_call').some(
-					(op) => equalsIfGiven(filter.contract_identifier, op.metadata.contract_identifier) && equalsIfGiven(filter.function_name, op.metadata.function_name),
-				)
-			);
-		case 'contract_log':
-			return sentBy(filter.sender) && opsOfType(tx, 'contract_log').some((op) => equalsIfGiven(filter.contract_identifier, op.metadata.contract_identifier));
-		case 'coinbase':
-			return tx.metadata.type === 'coinbase';
-		case 'tenure_change':
-			// The node reports extensions by what ran out (extended_runtime, ...); the filter has one `extended`.
-			return opsOfType(tx, 'tenure_change').some((op) => op.metadata.cause.startsWith(filter.cause));
-		case 'balance_change':
-			return tx.operations.some((op) => isAmountOp(op) && op.account.address === filter.principal);
-	}
-}
+// Matching: the service's filter semantics, shared with the trigger's "One Item per Event" output.
 
 /** The block's transactions that match any of the definition's event filters (they are OR-ed). */
 export function matchingTransactions(definition: Pick<ChainhookDefinition, 'filters'>, block: Block): Transaction[] {
-	return block.transactions.filter((tx) => definition.filters.events.some((filter) => matchFilter(filter, tx)));
+	return block.transactions.filter((tx) => transactionMatches(definition.filters.events, tx));
 }

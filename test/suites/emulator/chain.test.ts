@@ -3,11 +3,11 @@ import {
 	checkBlock,
 	checkDefinition,
 	makeBlock,
-	matchFilter,
 	matchingTransactions,
 	type EventFilter,
 	type TxInput,
 } from '../../emulator/index';
+import { transactionMatches } from '../../../nodes/shared/chainEvents';
 import { ALICE, BOB, CAROL, definition, events, FT, NFT, TOKEN } from './helpers';
 
 const ALL_KINDS: TxInput[] = [
@@ -90,11 +90,11 @@ describe('makeBlock', () => {
 	});
 });
 
-describe('matchFilter', () => {
+describe('the service\'s filter semantics (chainEvents.ts), on blocks the emulator builds', () => {
 	const block = makeBlock({ height: 5, transactions: ALL_KINDS });
 	const kindsMatching = (filter: EventFilter) =>
 		block.transactions
-			.filter((tx) => matchFilter(filter, tx))
+			.filter((tx) => transactionMatches([filter], tx))
 			.map((tx) => ALL_KINDS[tx.metadata.position.index].kind);
 
 	it.each<[EventFilter, string[]]>([
