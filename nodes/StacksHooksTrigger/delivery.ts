@@ -1,27 +1,19 @@
 /**
  * A delivery from the service turned into workflow items: one per
- * transaction (default), one per block, or the whole payload. Rolled-back
+ * transaction (default), one per event the trigger's filters select
+ * (eventItems.ts), one per block, or the whole payload. Rolled-back
  * blocks come first, as the chain undid them before applying the new ones,
  * each item marked with its direction.
  */
 import type { IDataObject } from 'n8n-workflow';
 
+import type { EventFilter } from '../shared/chainEvents';
 import type { DeliveredBlock, DeliveredTransaction, Delivery } from './deliveryShape';
+import { type ItemHead as Head, pushEventItems } from './eventItems';
 
-export type OutputMode = 'transaction' | 'block' | 'delivery';
+export type OutputMode = 'transaction' | 'event' | 'block' | 'delivery';
 export type RollbackMode = 'include' | 'ignore';
-type Direction = 'apply' | 'rollback';
-
-/** What every item of a block starts with. */
-interface Head {
-	direction: Direction;
-	hookUuid: string;
-	hookName: string | null;
-	network: string;
-	blockHeight: number;
-	blockHash: string;
-	blockTimestamp: number | null;
-}
+type Direction = Head['direction'];
 
 function blockFields(block: DeliveredBlock): Pick<Head, 'blockHeight' | 'blockHash' | 'blockTimestamp'> {
 	return {
@@ -61,7 +53,8 @@ function blocksOf(delivery: Delivery, rollbacks: RollbackMode): Array<[Direction
 	return [...undone, ...delivery.event.apply.map((block) => ['apply', block] as [Direction, DeliveredBlock])];
 }
 
-export function deliveryToItems(delivery: Delivery, output: OutputMode, rollbacks: RollbackMode): IDataObject[] {
+/** `filters`: the trigger's own event filters, which select the events of output mode 'event'. */
+export function deliveryToItems(delivery: Delivery, output: OutputMode, rollbacks: RollbackMode, filters: readonly EventFilter[] = []): IDataObject[] {
 	const common: Pick<Head, 'hookUuid' | 'hookName' | 'network'> = {
 		hookUuid: delivery.chainhook.uuid,
 		hookName: delivery.chainhook.name ?? null,
@@ -87,6 +80,8 @@ export function deliveryToItems(delivery: Delivery, output: OutputMode, rollback
 				transactions: block.transactions as unknown as IDataObject[],
 				metadata: block.metadata ?? {},
 			});
+		} else if (output === 'event') {
+			for (const tx of block.transactions) pushEventItems(items, head, tx, filters);
 		} else {
 			for (const tx of block.transactions) items.push(transactionItem(head, tx));
 		}

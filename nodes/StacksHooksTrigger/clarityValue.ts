@@ -1,0 +1,151 @@
+/**
+ * A Clarity value as the service writes it decoded (its `repr`, e.g.
+ * `(tuple (amount u100) (event "mint"))`), as JSON a workflow can map:
+ * a tuple is an object, a list an array, integers are strings (a uint128
+ * does not fit a JavaScript number), `none` is null, `(some x)` is x,
+ * `(ok x)` / `(err x)` are `{ ok: x }` / `{ err: x }`, strings and buffers
+ * (`0x…`) are strings, principals lose their quote.
+ *
+ * Written by hand: the library that decodes Clarity (@stacks/transactions)
+ * would be a runtime dependency, which a community node may not have, and it
+ * reads the binary `hex`, not the `repr` the service already decoded.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+export type ClarityJson = string | boolean | null | ClarityJson[] | { [key: string]: ClarityJson };
+
+class Reader {
+	private at = 0;
+
+	constructor(private readonly text: string) {}
+
+	private space(): void {
+		while (this.at < this.text.length && /\s/.test(this.text[this.at])) this.at++;
+	}
+
+	private fail(what: string): never {
+		throw new Error(`${what} at character ${this.at} of the Clarity value`);
+	}
+
+	private expect(char: string): void {
+		this.space();
+		if (this.text[this.at] !== char) this.fail(`expected "${char}"`);
+		this.at++;
+	}
+
+	private peek(): string {
+		this.space();
+		return this.text[this.at] ?? '';
+	}
+
+	/** A bare word: a keyword, a number, a principal, a buffer, or a tuple key. */
+	private word(): string {
+		this.space();
+		const start = this.at;
+		while (this.at < this.text.length && !/[\s(){},:"]/.test(this.text[this.at])) this.at++;
+		if (this.at === start) this.fail('expected a value');
+		return this.text.slice(start, this.at);
+	}
+
+	private string(): string {
+		this.expect('"');
+		let out = '';
+		for (;;) {
+			const char = this.text[this.at++];
+			if (char === undefined) this.fail('unterminated string');
+			if (char === '"') return out;
+			if (char !== '\\') {
+				out += char;
+				continue;
+			}
+			const escaped = this.text[this.at++];
+			if (escaped === 'n') out += '\n';
+			else if (escaped === 't') out += '\t';
+			else if (escaped === 'r') out += '\r';
+			else if (escaped === 'u' && this.text[this.at] === '{') {
+				const end = this.text.indexOf('}', this.at);
+				if (end < 0) this.fail('unterminated escape');
+				out += String.fromCodePoint(parseInt(this.text.slice(this.at + 1, end), 16));
+				this.at = end + 1;
+			} else if (escaped === undefined) this.fail('unterminated string');
+			else out += escaped;
+		}
+	}
+
+	private entries(close: string, separator: string | undefined, read: () => [string, ClarityJson]): IDataObject {
+		const object: { [key: string]: ClarityJson } = {};
+		while (this.peek() !== close) {
+			const [key, value] = read();
+			object[key] = value;
+			if (separator && this.peek() === separator) this.at++;
+		}
+		this.at++;
+		return object as IDataObject;
+	}
+
+	value(): ClarityJson {
+		const next = this.peek();
+		if (next === '"') return this.string();
+		if (next === '{') {
+			// Clarity 2's tuple literal: {amount: u100, event: "mint"}
+			this.at++;
+			return this.entries('}', ',', () => {
+				const key = this.word();
+				this.expect(':');
+				return [key, this.value()];
+			}) as { [key: string]: ClarityJson };
+		}
+		if (next === '(') {
+			this.at++;
+			const head = this.word();
+			if (head === 'tuple') {
+				return this.entries(')', undefined, () => {
+					this.expect('(');
+					const key = this.word();
+					const value = this.value();
+					this.expect(')');
+					return [key, value];
+				}) as { [key: string]: ClarityJson };
+			}
+			const items: ClarityJson[] = [];
+			while (this.peek() !== ')') {
+				if (this.peek() === '') this.fail('unterminated list');
+				items.push(this.value());
+			}
+			this.at++;
+			if (head === 'list') return items;
+			if (items.length !== 1) this.fail(`"${head}" takes one value`);
+			if (head === 'some') return items[0];
+			if (head === 'ok' || head === 'err') return { [head]: items[0] };
+			this.fail(`unknown form "${head}"`);
+		}
+		if (next === 'u' && this.text[this.at + 1] === '"') {
+			this.at++; // a UTF-8 string: u"…"
+			return this.string();
+		}
+		const word = this.word();
+		if (word === 'true' || word === 'false') return word === 'true';
+		if (word === 'none') return null;
+		if (/^u\d+$/.test(word)) return word.slice(1);
+		if (/^-?\d+$/.test(word)) return word;
+		if (/^0x[0-9a-fA-F]*$/.test(word)) return word;
+		if (/^'?S[0-9A-Z]{20,}(\.[a-zA-Z][\w-]*)?$/.test(word)) return word.replace(/^'/, '');
+		return this.fail(`unknown value "${word}"`);
+	}
+
+	end(): void {
+		if (this.peek() !== '') this.fail('unexpected text after the value');
+	}
+}
+
+/** The JSON of a Clarity `repr`; undefined when it is not one this reads. */
+export function clarityToJson(repr: string): ClarityJson | undefined {
+	try {
+		const reader = new Reader(repr);
+		const value = reader.value();
+		reader.end();
+		return value;
+	} catch {
+		return undefined;
+	}
+}
