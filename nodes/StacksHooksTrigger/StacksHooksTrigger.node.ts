@@ -13,7 +13,8 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import '../shared/n8nVersion';
 
 import { CREDENTIAL_TYPE } from '../shared/constants';
-import { triggerOnProperty } from '../shared/eventFilters';
+import type { EventFilter } from '../shared/chainEvents';
+import { toEventFilters, triggerOnProperty } from '../shared/eventFilters';
 import { hookOptionsProperty } from '../shared/hookOptions';
 import { isAuthentic } from './accountSecret';
 import { presentedSecrets } from './consumerSecret';
@@ -22,6 +23,7 @@ import { checkDeliveryShape } from './deliveryShape';
 import { DEFAULT_HEALTH_CHECK_MINUTES, startHealthChecks } from './healthCheck';
 import { checkExists, create, remove } from './lifecycle';
 import { handOverTestDelivery, testEventResponse } from './manualRun';
+import { sampleBlockProperties } from './sampleBlock';
 
 export class StacksHooksTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -76,6 +78,12 @@ export class StacksHooksTrigger implements INodeType {
 				type: 'options',
 				options: [
 					{ name: 'One Item per Block', value: 'block', description: 'Each block, with its matching transactions, as an item' },
+					{
+						name: 'One Item per Event',
+						value: 'event',
+						description:
+							'Each event the filters above select (a transfer, a mint, a print, a call, ...) as a flat item: type, asset or contract, sender, recipient, amount, print value, and its transaction and block',
+					},
 					{ name: 'One Item per Transaction', value: 'transaction', description: 'Each matching transaction as an item' },
 					{ name: 'Whole Delivery', value: 'delivery', description: 'The payload as the service sent it, as one item' },
 				],
@@ -95,6 +103,7 @@ export class StacksHooksTrigger implements INodeType {
 				],
 				default: 'include',
 			},
+			...sampleBlockProperties,
 			hookOptionsProperty('trigger', {}, [
 				{
 					displayName: 'Health Check Interval (Minutes)',
@@ -153,10 +162,12 @@ export class StacksHooksTrigger implements INodeType {
 		const shape = checkDeliveryShape(this.getBodyData());
 		if (!shape.ok) return answer(400, { error: 'Bad Request', details: `Not a hook delivery: ${shape.problem}` });
 
+		const output = this.getNodeParameter('output', 'transaction') as OutputMode;
 		const items = deliveryToItems(
 			shape.delivery,
-			this.getNodeParameter('output', 'transaction') as OutputMode,
+			output,
 			this.getNodeParameter('rollbacks', 'include') as RollbackMode,
+			output === 'event' ? (toEventFilters(this.getNodeParameter('events', {}) as IDataObject) as unknown as EventFilter[]) : [],
 		);
 		const accepted = { received: true, items: items.length };
 		// Nothing left to output (e.g. only rollbacks, ignored): no execution.

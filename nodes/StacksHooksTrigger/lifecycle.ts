@@ -17,6 +17,7 @@ import { type Connection, getConnection } from '../shared/transport/connection';
 import { asNodeError, isNotFound } from '../shared/transport/errors';
 import { keepSecret } from './accountSecret';
 import { inTurn } from './nodeTurns';
+import { replaySampleBlock } from './sampleBlock';
 
 /** The contexts that handle the node's hook: its webhook methods, and its trigger() (the health check). */
 export type HookOwner = IHookFunctions | ITriggerFunctions;
@@ -150,6 +151,7 @@ async function checkExistsNow(ctx: IHookFunctions): Promise<boolean> {
 		if (hook && desired && sameHook(hook, desired)) {
 			await keepSecret(ctx, connection);
 			await ensureDelivering(ctx, hook, connection, 'on activation');
+			await whenListening(ctx, hook, connection);
 			return true;
 		}
 		// Gone, or registered with other parameters or for another URL: replace it, leaving nothing behind.
@@ -165,7 +167,13 @@ async function checkExistsNow(ctx: IHookFunctions): Promise<boolean> {
 	await keepSecret(ctx, connection);
 	await ensureDelivering(ctx, keep, connection, 'on activation');
 	remember(ctx, { hookId: keep.uuid, webhookUrl });
+	await whenListening(ctx, keep, connection);
 	return true;
+}
+
+/** Listening for a test event (never on activation): the Sample Block, if one is set, is replayed to the test hook. */
+async function whenListening(ctx: IHookFunctions, hook: Hook, connection: Connection): Promise<void> {
+	if (ctx.getMode() === 'manual') await replaySampleBlock(ctx, hook, connection);
 }
 
 /** The hooks posting to `webhookUrl`: the first with the wanted definition is kept, the others deleted. */
@@ -249,7 +257,8 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 		}
 		// Before the hook exists: an account without a secret gets one before anything is delivered.
 		await keepSecret(this, connection);
-		await registerEnabled(this, webhookUrl, connection);
+		const hook = await registerEnabled(this, webhookUrl, connection);
+		await whenListening(this, hook, connection);
 		return true;
 	});
 }

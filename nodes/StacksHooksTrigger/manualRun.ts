@@ -9,15 +9,17 @@
  * executions unless OFFLOAD_MANUAL_EXECUTIONS_TO_WORKERS=true (queue mode); then the test run fails
  * with a message saying so. Production deliveries do not pass through here.
  */
-import type { INodeExecutionData, ITriggerFunctions, ITriggerResponse, IWebhookFunctions } from 'n8n-workflow';
+import type { IHookFunctions, INodeExecutionData, ITriggerFunctions, ITriggerResponse, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 /** A hand-over not taken within this time is dropped (its execution never started). */
 const KEEP_MS = 60_000;
 
 const handedOver = new Map<string, { data: INodeExecutionData[][]; at: number }>();
+/** When each node last received a test delivery (Sample Block waits for it: sampleBlock.ts). */
+const arrivals = new Map<string, number>();
 
-function keyOf(ctx: IWebhookFunctions | ITriggerFunctions): string {
+function keyOf(ctx: IWebhookFunctions | ITriggerFunctions | IHookFunctions): string {
 	return `${ctx.getWorkflow().id ?? ''}\u0000${ctx.getNode().id}`;
 }
 
@@ -25,7 +27,14 @@ function keyOf(ctx: IWebhookFunctions | ITriggerFunctions): string {
 export function handOverTestDelivery(ctx: IWebhookFunctions, data: INodeExecutionData[][]): void {
 	const now = Date.now();
 	for (const [key, entry] of handedOver) if (now - entry.at > KEEP_MS) handedOver.delete(key);
+	for (const [key, at] of arrivals) if (now - at > KEEP_MS) arrivals.delete(key);
 	handedOver.set(keyOf(ctx), { data, at: now });
+	arrivals.set(keyOf(ctx), now);
+}
+
+/** Whether this n8n process handed over a test delivery for the node at or after `since`. */
+export function testDeliveryArrivedSince(ctx: IHookFunctions, since: number): boolean {
+	return (arrivals.get(keyOf(ctx)) ?? -Infinity) >= since;
 }
 
 /** trigger(), in manual mode: emits the test delivery's items. */
