@@ -7,7 +7,7 @@
 import { setTimeout as sleep } from 'timers/promises';
 
 import type { Emulator } from '../../emulator';
-import type { Execution, WorkflowJson } from '../../support/n8n/api';
+import { type Execution, N8nHttpError, type WorkflowJson } from '../../support/n8n/api';
 import { runWorkflowOnce } from '../../support/n8n/cli';
 import type { N8nInstance } from '../../support/n8n/instance';
 import { type Stack, startStack } from '../../support/n8n/stack';
@@ -16,6 +16,7 @@ const API_KEY = 'e2e-api-key';
 const SECRET = '5ec7e75ec7e75ec7e75ec7e75ec7e75ec7e75ec7e75ec7e75ec7e75ec7e7abcd';
 const ALICE = 'ST1PQHQKV0RJXZFY1DGX8MNSNYVE3VGZJSRTPGZGM';
 const BOB = 'ST2CY5V39NHDPWSXMW9QDT3HC3GD6Q6XX4CFRK9AG';
+const CAROL = 'ST2JHG361ZXG51QTKY2NQCVBPPRRE2KZB1HR05NNC';
 const WEBHOOK_ID = '0f6c2f4e-8a51-4d7b-b0de-3c1f9e2a7b64';
 const TRIGGER = 'n8n-nodes-stacks-hooks.stacksHooksTrigger';
 const ACTION = 'n8n-nodes-stacks-hooks.stacksHooks';
@@ -237,6 +238,74 @@ describe('Listening for a test event in the editor', () => {
 		expect(items(execution)).toHaveLength(2);
 		// n8n ends test listening after one call; the trigger's delete then removes the test hook.
 		expect(await hooksOnceSettled((count) => count === 0)).toEqual([]);
+		expect(evaluations()).toEqual([]);
+	});
+
+	/** A block only the Sample Block cases watch (no other workflow's filter names CAROL), stored at the emulator. */
+	async function sampleBlock() {
+		const block = {
+			height: ++height,
+			transactions: [
+				{ kind: 'stx_transfer' as const, sender: CAROL, recipient: BOB, amount: 7_000_000 },
+				{ kind: 'contract_call' as const, sender: CAROL, contractIdentifier: `${BOB}.market`, functionName: 'list-item' },
+				{ kind: 'stx_transfer' as const, sender: CAROL, recipient: ALICE, amount: 42, status: 'abort_by_post_condition' as const },
+			],
+		};
+		expect(await emu.injectBlock(block)).toEqual([]); // stored; no hook delivers it
+		return block.height;
+	}
+	const evaluations = () => emu.requests.filter((request) => request.method === 'POST' && request.path.endsWith('/evaluate'));
+	function sampleWorkflow(name: string, parameters: Record<string, unknown>): WorkflowJson {
+		const workflow = triggerWorkflow(CAROL, TEST_WEBHOOK_ID, name);
+		workflow.nodes[0].parameters = { ...(workflow.nodes[0].parameters as object), output: 'event', ...parameters };
+		return workflow;
+	}
+
+	it('with Sample Block set, runs with that block\'s matching events within seconds, one item per event', async () => {
+		emu.reset();
+		const block = await sampleBlock();
+		const { id } = await n8n.api.createWorkflow(sampleWorkflow('Sample block', { sampleBlock: String(block) }));
+		const started = Date.now();
+		await listen(id);
+		const [execution] = await n8n.api.waitForExecutions(id, 1, { timeoutMs: 10_000 });
+		const seconds = (Date.now() - started) / 1000;
+		console.log(`Sample Block: listening to test execution in ${seconds.toFixed(1)} s`);
+		expect(seconds).toBeLessThan(10);
+		expect(execution.mode).toBe('manual');
+		// The two transfers of CAROL, the failed one marked; not the contract call in between.
+		expect(items(execution)).toEqual([
+			expect.objectContaining({ eventType: 'stx_transfer', sender: CAROL, recipient: BOB, amount: '7000000', decimals: 6, blockHeight: block, txSucceeded: true }),
+			expect.objectContaining({ eventType: 'stx_transfer', sender: CAROL, recipient: ALICE, amount: '42', txStatus: 'abort_by_post_condition', txSucceeded: false }),
+		]);
+		expect(evaluations().map((request) => request.body)).toEqual([{ block_height: block }]);
+		expect(await hooksOnceSettled((count) => count === 0)).toEqual([]);
+	});
+
+	it('with a Sample Block that has no match, stops listening and says why', async () => {
+		emu.reset();
+		const block = await sampleBlock();
+		const workflow = sampleWorkflow('Sample block, no match', { sampleBlock: String(block) });
+		workflow.nodes[0].parameters = { ...(workflow.nodes[0].parameters as object), events: { filter: [{ type: 'nft_mint' }] } };
+		const { id } = await n8n.api.createWorkflow(workflow);
+		const refused = await listen(id).then(
+			() => undefined,
+			(error: unknown) => error,
+		);
+		expect(refused).toBeInstanceOf(N8nHttpError);
+		expect((refused as N8nHttpError).message).toContain(`No event in block ${block} matches this trigger's filters`);
+		expect(evaluations()).toHaveLength(1);
+		expect(await hooksOnceSettled((count) => count === 0)).toEqual([]);
+		expect(await executionCount(id)).toBe(0);
+	});
+
+	it('ignores Sample Block on activation: no evaluation, live blocks only', async () => {
+		emu.reset();
+		const block = await sampleBlock();
+		const { id } = await n8n.api.createWorkflow(sampleWorkflow('Sample block, active', { sampleBlock: String(block) }));
+		await n8n.api.activate(id);
+		expect(evaluations()).toEqual([]);
+		expect(await executionCount(id)).toBe(0);
+		await n8n.api.deactivate(id);
 	});
 });
 
