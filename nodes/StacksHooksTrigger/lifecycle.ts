@@ -10,14 +10,14 @@ import type { IDataObject, IHookFunctions, ITriggerFunctions } from 'n8n-workflo
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { buildDefinition } from '../shared/definition';
-import { deleteHook, getHook, listHooks, registerHook, setHookEnabled } from '../shared/api/hookEndpoints';
+import { type BlockRef, deleteHook, getHook, listHooks, registerHook, setHookEnabled } from '../shared/api/hookEndpoints';
 import { isHttpsUrl } from '../shared/constants';
 import type { Definition, Hook } from '../shared/schemas';
 import { type Connection, getConnection } from '../shared/transport/connection';
 import { asNodeError, isNotFound } from '../shared/transport/errors';
 import { keepSecret } from './accountSecret';
 import { inTurn } from './nodeTurns';
-import { replaySampleBlock } from './sampleBlock';
+import { listeningSample, replaySampleBlock } from './sampleBlock';
 
 /** The contexts that handle the node's hook: its webhook methods, and its trigger() (the health check). */
 export type HookOwner = IHookFunctions | ITriggerFunctions;
@@ -136,6 +136,7 @@ export async function checkExists(this: IHookFunctions): Promise<boolean> {
 }
 
 async function checkExistsNow(ctx: IHookFunctions): Promise<boolean> {
+	const sample = listeningSample(ctx);
 	const connection = await getConnection(ctx);
 	const webhookUrl = webhookUrlOf(ctx);
 	const desired = isHttpsUrl(webhookUrl) ? desiredDefinition(ctx, connection, webhookUrl) : undefined;
@@ -151,7 +152,7 @@ async function checkExistsNow(ctx: IHookFunctions): Promise<boolean> {
 		if (hook && desired && sameHook(hook, desired)) {
 			await keepSecret(ctx, connection);
 			await ensureDelivering(ctx, hook, connection, 'on activation');
-			await whenListening(ctx, hook, connection);
+			await whenListening(ctx, hook, connection, sample);
 			return true;
 		}
 		// Gone, or registered with other parameters or for another URL: replace it, leaving nothing behind.
@@ -167,13 +168,13 @@ async function checkExistsNow(ctx: IHookFunctions): Promise<boolean> {
 	await keepSecret(ctx, connection);
 	await ensureDelivering(ctx, keep, connection, 'on activation');
 	remember(ctx, { hookId: keep.uuid, webhookUrl });
-	await whenListening(ctx, keep, connection);
+	await whenListening(ctx, keep, connection, sample);
 	return true;
 }
 
 /** Listening for a test event (never on activation): the Sample Block, if one is set, is replayed to the test hook. */
-async function whenListening(ctx: IHookFunctions, hook: Hook, connection: Connection): Promise<void> {
-	if (ctx.getMode() === 'manual') await replaySampleBlock(ctx, hook, connection);
+async function whenListening(ctx: IHookFunctions, hook: Hook, connection: Connection, sample: BlockRef | undefined): Promise<void> {
+	if (sample) await replaySampleBlock(ctx, hook, connection, sample);
 }
 
 /** The hooks posting to `webhookUrl`: the first with the wanted definition is kept, the others deleted. */
@@ -247,6 +248,7 @@ export async function registerEnabled(ctx: HookOwner, webhookUrl: string, connec
 
 export async function create(this: IHookFunctions): Promise<boolean> {
 	return await inTurn(this, async () => {
+		const sample = listeningSample(this);
 		const connection = await getConnection(this);
 		const webhookUrl = webhookUrlOf(this);
 		if (!isHttpsUrl(webhookUrl)) {
@@ -258,7 +260,7 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 		// Before the hook exists: an account without a secret gets one before anything is delivered.
 		await keepSecret(this, connection);
 		const hook = await registerEnabled(this, webhookUrl, connection);
-		await whenListening(this, hook, connection);
+		await whenListening(this, hook, connection, sample);
 		return true;
 	});
 }

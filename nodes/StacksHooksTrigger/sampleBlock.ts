@@ -45,6 +45,11 @@ export const sampleBlockProperties: INodeProperties[] = [
 	},
 ];
 
+/** The block to replay: only while listening for a test event, and only when the parameter names one. Read before anything is registered, so a wrong value leaves nothing behind. */
+export function listeningSample(ctx: IHookFunctions): BlockRef | undefined {
+	return ctx.getMode() === 'manual' ? sampleBlockRef(ctx.getNode(), ctx.getNodeParameter('sampleBlock', '')) : undefined;
+}
+
 /** The block the parameter names, or undefined when it is empty. */
 export function sampleBlockRef(node: INode, raw: unknown): BlockRef | undefined {
 	const text = String(raw ?? '').trim();
@@ -84,9 +89,7 @@ async function arrivedWithin(ctx: IHookFunctions, since: number, ms: number): Pr
  * its delivery arrived (n8n then runs the test execution). Throws with the reason when the block has no
  * match or the service does not evaluate it in time; n8n then stops listening and shows the message.
  */
-export async function replaySampleBlock(ctx: IHookFunctions, hook: Hook, connection: Connection): Promise<void> {
-	const ref = sampleBlockRef(ctx.getNode(), ctx.getNodeParameter('sampleBlock', ''));
-	if (!ref) return;
+export async function replaySampleBlock(ctx: IHookFunctions, hook: Hook, connection: Connection, ref: BlockRef): Promise<void> {
 	const since = Date.now();
 	try {
 		await evaluateHook(ctx, hook.uuid, ref, { connection });
@@ -107,7 +110,7 @@ export async function replaySampleBlock(ctx: IHookFunctions, hook: Hook, connect
 		if (evaluatedAt === undefined && count(now, 'evaluated_block_count') > count(hook, 'evaluated_block_count')) evaluatedAt = Date.now();
 		if (evaluatedAt !== undefined && Date.now() - evaluatedAt >= DELIVERY_GRACE_MS) {
 			throw new NodeOperationError(ctx.getNode(), `No event in ${label(ref)} matches this trigger's filters`, {
-				description: `The service evaluated the test hook against ${label(ref)} and had nothing to deliver. Pick a block with a matching transaction (${explorerLink(ref, connection.network)} lists its transactions), change the filters, or clear 'Sample Block' to wait for live events.`,
+				description: `The service evaluated the test hook against ${label(ref)} and had nothing to deliver. Pick a block with a matching transaction (${explorerLink(ref, connection.network)} lists its transactions), change the filters, or clear 'Sample Block' to wait for live events. If the block does hold a matching event, the service could not deliver it to this n8n: check that WEBHOOK_URL is reachable from the internet.`,
 			});
 		}
 	}

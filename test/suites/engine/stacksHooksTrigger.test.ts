@@ -169,6 +169,39 @@ describe('activation', () => {
 	});
 });
 
+describe('Sample Block, while listening for a test event', () => {
+	const testUrl = WEBHOOK.replace('/webhook/', '/webhook-test/');
+	const listening = (sampleBlock: unknown, staticData: IDataObject = {}) =>
+		activate(staticData, { mode: 'manual', webhookUrl: testUrl, parameters: parameters({ sampleBlock } as INodeParameters) });
+	const evaluations = () => emu.requests.filter((request) => request.path.endsWith('/evaluate')).map((request) => request.body);
+	const block = makeBlock({ height: 77, transactions: [{ kind: 'coinbase', sender: BOB }] });
+
+	it('refuses a value that is neither a block height nor an index block hash, before registering anything', async () => {
+		await expect(listening('last week')).rejects.toThrow(`'Sample Block' must be a block height or an index block hash, not "last week"`);
+		expect(emu.hooks(API_KEY)).toEqual([]);
+		expect(evaluations()).toEqual([]);
+	});
+
+	it('asks the service to evaluate the test hook against the block, by height or by index block hash', async () => {
+		await emu.injectBlock(block);
+		// Nothing in the block is ALICE's transfer: the service evaluates it and has nothing to deliver.
+		await expect(listening(' 77 ')).rejects.toThrow("No event in block 77 matches this trigger's filters");
+		const hash = block.block_identifier.hash.slice(2).toUpperCase();
+		await expect(listening(hash)).rejects.toThrow(`No event in the block with index block hash ${block.block_identifier.hash} matches`);
+		expect(evaluations()).toEqual([{ block_height: 77 }, { index_block_hash: block.block_identifier.hash }]);
+	});
+
+	it('says when the service does not evaluate the block (e.g. one that does not exist)', async () => {
+		await expect(listening(999_999)).rejects.toThrow('The service did not evaluate block 999999 within 20 seconds');
+	}, 40_000);
+
+	it('is never read on activation', async () => {
+		await activate({}, { parameters: parameters({ sampleBlock: 'not a block' } as INodeParameters) });
+		expect(emu.hooks(API_KEY)).toHaveLength(1);
+		expect(evaluations()).toEqual([]);
+	});
+});
+
 describe('deactivation', () => {
 	it('deletes the hook by its UUID and forgets it', async () => {
 		const staticData: IDataObject = {};
