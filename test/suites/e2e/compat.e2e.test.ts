@@ -6,6 +6,7 @@
  *   - both nodes and the credential load (n8n's own type lists name them; its log has no load error);
  *   - the trigger example registers its hook on activation, turns one delivered block into one
  *     execution with the expected items, and deletes its hook on deactivation;
+ *   - listening for a test event with Sample Block gives a test execution at once, one item per event;
  *   - the action node runs one operation (the register-and-list example, through `n8n execute`).
  * `npm run test:matrix` runs every end-to-end suite on every version instead.
  */
@@ -81,6 +82,21 @@ describe.each(others.map((entry) => [entry.version, entry.role]))('n8n %s (%s)',
 		]);
 
 		await n8n.api.deactivate(workflow.id);
+		expect(emu.hooks(API_KEY)).toEqual([]);
+	}, 120_000);
+
+	it('listens for a test event with Sample Block: an execution within seconds, one item per event, no test hook left', async () => {
+		await emu.injectBlock({ height: 2, transactions: [{ kind: 'stx_transfer', sender: EXAMPLE_SENDER, recipient: BOB, amount: 2_500_000 }] });
+		const example = loadExample('trigger', credential);
+		const trigger = example.nodes[0] as { name: string; parameters: object };
+		trigger.parameters = { ...trigger.parameters, output: 'event', sampleBlock: '2' };
+		const workflow = await n8n.api.createWorkflow(example);
+		await n8n.api.runManually(workflow.id, trigger.name);
+		const [execution] = await n8n.api.waitForExecutions(workflow.id, 1, { timeoutMs: 10_000 });
+		expect(execution.mode).toBe('manual');
+		const items = (execution.data?.resultData?.runData?.[trigger.name]?.[0]?.data?.main?.[0] as Items | undefined)?.map((item) => item.json);
+		expect(items).toEqual([expect.objectContaining({ eventType: 'stx_transfer', sender: EXAMPLE_SENDER, recipient: BOB, amount: '2500000', blockHeight: 2 })]);
+		for (let waited = 0; emu.hooks(API_KEY).length > 0 && waited < 10_000; waited += 250) await new Promise((resolve) => setTimeout(resolve, 250));
 		expect(emu.hooks(API_KEY)).toEqual([]);
 	}, 120_000);
 
