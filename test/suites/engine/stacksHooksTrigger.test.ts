@@ -341,6 +341,54 @@ describe('deliveries', () => {
 		expect(result.sentBody).toEqual({ received: true, items: 2 });
 	});
 
+	it('outputs one flat item per event its filters select, failed transactions marked, prints decoded', async () => {
+		const MARKET = `${BOB}.market`;
+		const GOLD = `${BOB}.gold::gold`;
+		const block = makeBlock({
+			height: 101,
+			transactions: [
+				{ kind: 'ft_transfer', sender: ALICE, recipient: BOB, assetIdentifier: GOLD, amount: '250000000', decimals: 8 },
+				{ kind: 'contract_log', sender: ALICE, contractIdentifier: MARKET, value: '(tuple (event "listed") (item u42) (price u1500000))' },
+				{ kind: 'contract_log', sender: ALICE, contractIdentifier: `${ALICE}.other`, value: '(tuple (event "noise"))' },
+				{ kind: 'stx_transfer', sender: ALICE, recipient: BOB, amount: 5, status: 'abort_by_response' },
+			],
+		});
+		const body = { ...payload(), event: { ...payload().event, apply: [block] } };
+		const events = { filter: [{ type: 'contract_log', contractIdentifier: MARKET }, { type: 'ft_transfer', assetIdentifier: GOLD }, { type: 'stx_transfer' }] };
+		const result = await deliver({ 'x-hook-consumer-secret': CONSUMER_SECRET }, body, { output: 'event', events });
+		const items = result.response.workflowData![0].map((item) => item.json);
+		const [ft, print, , failed] = block.transactions;
+		const common = { direction: 'apply', hookUuid: HOOK_UUID, network: 'testnet', blockHeight: 101, blockHash: block.block_identifier.hash };
+		expect(items).toEqual([
+			expect.objectContaining({
+				...common,
+				txHash: ft.transaction_identifier.hash,
+				txSucceeded: true,
+				eventType: 'ft_transfer',
+				assetIdentifier: GOLD,
+				sender: ALICE,
+				recipient: BOB,
+				amount: '250000000',
+				decimals: 8,
+				operationIndex: 2, // after the fee and the call
+				value: null,
+			}),
+			expect.objectContaining({
+				...common,
+				txHash: print.transaction_identifier.hash,
+				eventType: 'contract_log',
+				contractIdentifier: MARKET,
+				sender: ALICE,
+				topic: 'print',
+				value: { event: 'listed', item: '42', price: '1500000' },
+				valueRepr: '(tuple (event "listed") (item u42) (price u1500000))',
+				amount: null,
+			}),
+			expect.objectContaining({ ...common, txHash: failed.transaction_identifier.hash, eventType: 'stx_transfer', txStatus: 'abort_by_response', txSucceeded: false, amount: '5' }),
+		]);
+		expect(result.sentBody).toEqual({ received: true, items: 3 });
+	});
+
 	it('outputs one item per block, or the whole delivery as one item', async () => {
 		const body = payload('apply', 3);
 		const perBlock = await deliver({ 'x-hook-consumer-secret': CONSUMER_SECRET }, body, { output: 'block' });
