@@ -4,9 +4,9 @@
  * disturb its figures, and memory is measured with the V8 flags it needs). Prints its table
  * rows as one JSON line, last:
  *
- *   node .build/test/tools/bench/engine.js webhook-time                    2a, 2b
+ *   node .build/test/tools/bench/engine.js webhook-time                    2a, 2b, 2d
  *   node --expose-gc --min-semi-space-size=128 --max-semi-space-size=128 \
- *        .build/test/tools/bench/engine.js webhook-memory                  2c
+ *        .build/test/tools/bench/engine.js webhook-memory                  2c, 2e
  *   node .build/test/tools/bench/engine.js getall                          3a, 3b
  *   node .build/test/tools/bench/engine.js pacing | pacing-2s              4 | 4i
  */
@@ -14,14 +14,14 @@ import * as http from 'http';
 import { PerformanceObserver, performance } from 'perf_hooks';
 import { json } from 'stream/consumers';
 
-import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+import type { IDataObject, INodeParameters, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { StacksHooksApi } from '../../../credentials/StacksHooksApi.credentials';
 import { StacksHooks } from '../../../nodes/StacksHooks/StacksHooks.node';
 import { StacksHooksTrigger } from '../../../nodes/StacksHooksTrigger/StacksHooksTrigger.node';
 import { type Emulator, startEmulator } from '../../emulator';
 import { runNode, runWebhook } from '../../support/engine/harness';
-import { API_KEY, delivery, SECRET } from './payloads';
+import { API_KEY, DEFI_BLOCK, DEFI_EVENTS, DEFI_FILTERS, defiDelivery, delivery, SECRET } from './payloads';
 import { fmtBytes, fmtMs, median, type Row, verdict } from './util';
 
 const credentialTypes = [new StacksHooksApi()];
@@ -31,18 +31,31 @@ const credentials = (baseUrl: string) => ({ stacksHooksApi: { apiKey: API_KEY, n
 
 /* webhook(): the trigger's own work per delivery ------------------------------------------------ */
 
-function check(response: IWebhookResponseData, txCount: number, what: string): void {
+function check(response: IWebhookResponseData, expected: number, what: string): void {
 	const items = response.workflowData?.[0]?.length;
-	if (items !== txCount) throw new Error(`${what}: expected ${txCount} items, got ${items}`);
+	if (items !== expected) throw new Error(`${what}: expected ${expected} items, got ${items}`);
 }
 
+const fmtCount = (n: number) => n.toLocaleString('en');
+
+const HOOK_UUID = '7c1f3a52-5b8e-4c1a-9a59-0b3f9cf1a0d7';
+
+/** The 2,000-transaction block of 2b-2e: a DeFi hook's busy block (payloads.ts, defiDelivery). */
+const BUSY_TX = 2000;
+const busy = defiDelivery(HOOK_UUID, 'bench', 1000, BUSY_TX);
+
+/** The trigger's parameters of each delivery the rows post: its output, and the filters of its hook. */
+const SMALL = { body: delivery(HOOK_UUID, 'bench', 1000, 1), parameters: { events: { filter: [{ type: 'stx_transfer' }] } }, items: 1 };
+const LARGE = { body: busy.body, parameters: { events: { filter: DEFI_FILTERS } }, items: BUSY_TX };
+const LARGE_EVENTS = { body: busy.body, parameters: { events: { filter: DEFI_FILTERS }, output: 'event' }, items: busy.events };
+
 /**
- * A delivery of `txCount` transactions and a real n8n-core WebhookContext for it, built once by
- * the harness's runWebhook: the node type handed to it is the trigger behind a wrapper whose
- * webhook() remembers the context it was called on.
+ * A delivery, and a real n8n-core WebhookContext for it with the trigger's `parameters`, built once
+ * by the harness's runWebhook: the node type handed to it is the trigger behind a wrapper whose
+ * webhook() remembers the context it was called on. Every call must output `items` items.
  */
-async function prepare(txCount: number) {
-	const text = JSON.stringify(delivery('7c1f3a52-5b8e-4c1a-9a59-0b3f9cf1a0d7', 'bench', 1000, txCount));
+async function prepare({ body, parameters, items: txCount }: { body: unknown; parameters: INodeParameters; items: number }) {
+	const text = JSON.stringify(body);
 	let context: IWebhookFunctions | undefined;
 	const spy = Object.create(trigger) as StacksHooksTrigger;
 	spy.webhook = async function (this: IWebhookFunctions) {
@@ -53,7 +66,7 @@ async function prepare(txCount: number) {
 	const options = {
 		credentialTypes,
 		credentials: credentials('http://127.0.0.1:9/hooks/v1'),
-		parameters: { events: { filter: [{ type: 'stx_transfer' }] } },
+		parameters,
 		headers: { 'content-type': 'application/json', 'x-hook-consumer-secret': SECRET },
 		body: JSON.parse(text) as unknown,
 		rawBody: text,
@@ -68,6 +81,7 @@ async function prepare(txCount: number) {
 	return {
 		text,
 		bytes: Buffer.byteLength(text),
+		items: txCount,
 		call: async () => await trigger.webhook.call(ctx),
 		/** The harness's whole runWebhook: builds Workflow, additional data and context, then calls webhook(). */
 		callThroughHarness: async () => (await runWebhook({ ...options, nodeType: trigger })).response,
@@ -87,10 +101,12 @@ async function timePerCall(fn: () => unknown, { warmup, batches, perBatch }: { w
 }
 
 async function webhookTime(): Promise<Row[]> {
-	const small = await prepare(1);
-	const large = await prepare(2000);
-	check(await small.call(), 1, 'webhook() small');
-	check(await large.call(), 2000, 'webhook() large');
+	const small = await prepare(SMALL);
+	const large = await prepare(LARGE);
+	const events = await prepare(LARGE_EVENTS);
+	check(await small.call(), small.items, 'webhook() small');
+	check(await large.call(), large.items, 'webhook() large');
+	check(await events.call(), events.items, 'webhook() large, One Item per Event');
 	const smallPlan = { warmup: 5000, batches: 15, perBatch: 2000 };
 	const largePlan = { warmup: 5, batches: 21, perBatch: 1 };
 	const parseSmall = await timePerCall(() => JSON.parse(small.text), smallPlan);
@@ -98,6 +114,7 @@ async function webhookTime(): Promise<Row[]> {
 	const harnessSmall = await timePerCall(small.callThroughHarness, { warmup: 50, batches: 7, perBatch: 50 });
 	const parseLarge = await timePerCall(() => JSON.parse(large.text), largePlan);
 	const webhookLarge = await timePerCall(large.call, largePlan);
+	const webhookEvents = await timePerCall(events.call, largePlan);
 	return [
 		{
 			id: '2a', what: `trigger webhook() per call, 1-tx delivery (${fmtBytes(small.bytes)}), in process`,
@@ -110,7 +127,14 @@ async function webhookTime(): Promise<Row[]> {
 			id: '2b', what: `trigger webhook() per call, 2,000-tx block (${fmtBytes(large.bytes)})`,
 			figure: fmtMs(webhookLarge), reference: `JSON.parse ${fmtMs(parseLarge)}`, ratio: webhookLarge / parseLarge,
 			target: '≤ 0.5× JSON.parse', verdict: verdict(webhookLarge / parseLarge <= 0.5),
-			raw: `median of ${largePlan.batches} calls each (after 5 warm-up calls)`,
+			raw: `median of ${largePlan.batches} calls each (after 5 warm-up calls); the block: ${DEFI_BLOCK}`,
+		}, {
+			id: '2d', what: `trigger webhook() per call, One Item per Event, 2,000-tx block (${fmtBytes(events.bytes)}): ${fmtCount(events.items)} items`,
+			figure: fmtMs(webhookEvents), reference: `JSON.parse ${fmtMs(parseLarge)}`, ratio: webhookEvents / parseLarge,
+			target: '≤ 0.5× JSON.parse', verdict: verdict(webhookEvents / parseLarge <= 0.5),
+			raw:
+				`median of ${largePlan.batches} calls (after 5 warm-up calls), the block and JSON.parse of 2b; output 'event', ` +
+				`the hook's filters select ${fmtCount(events.items)} of its events: ${DEFI_EVENTS}`,
 		},
 	];
 }
@@ -122,11 +146,10 @@ async function webhookTime(): Promise<Row[]> {
  * heapUsed right after the call counts everything it allocated: an upper bound of its peak.
  * After a full collection, with the result still referenced, what stays is what it retains.
  */
-async function webhookMemory(): Promise<Row[]> {
+async function heapOfCall(large: Awaited<ReturnType<typeof prepare>>, what: string) {
 	const gc = (globalThis as { gc?: () => void }).gc;
 	if (!gc) throw new Error('run with --expose-gc');
-	const large = await prepare(2000);
-	for (let i = 0; i < 5; i++) check(await large.call(), 2000, 'webhook() large');
+	for (let i = 0; i < 5; i++) check(await large.call(), large.items, what);
 	const gcs: number[] = [];
 	const observer = new PerformanceObserver((list) => gcs.push(...list.getEntries().map((entry) => entry.startTime)));
 	observer.observe({ entryTypes: ['gc'] });
@@ -147,24 +170,35 @@ async function webhookMemory(): Promise<Row[]> {
 		const to = performance.now();
 		gc();
 		const kept = process.memoryUsage().heapUsed;
-		check(result, 2000, 'webhook() large');
+		check(result, large.items, what);
 		await tick();
 		if (gcs.some((at) => at >= from && at <= to)) continue; // a collection ran during the call
 		peaks.push(after - before);
 		retained.push(kept - before);
 	}
 	observer.disconnect();
-	if (peaks.length === 0) throw new Error('a garbage collection ran during every measured call');
+	if (peaks.length === 0) throw new Error(`${what}: a garbage collection ran during every measured call`);
 	const peak = median(peaks);
+	return {
+		figure: fmtBytes(peak), reference: `payload ${fmtBytes(large.bytes)}`, ratio: peak / large.bytes,
+		target: '≤ 3× payload', verdict: verdict(peak / large.bytes <= 3),
+		raw:
+			`heapUsed after the call minus before it (parsed body already held; no GC ran during the ${peaks.length} measured calls, ` +
+			`so this is everything the call allocated, an upper bound of its peak; max ${fmtBytes(Math.max(...peaks))}); ` +
+			`retained after a full GC with the items held: ${fmtBytes(median(retained))}`,
+	};
+}
+
+async function webhookMemory(): Promise<Row[]> {
+	const large = await prepare(LARGE);
+	const events = await prepare(LARGE_EVENTS);
+	const heapLarge = await heapOfCall(large, 'webhook() large');
+	const heapEvents = await heapOfCall(events, 'webhook() large, One Item per Event');
 	return [
+		{ id: '2c', what: 'peak extra heap of webhook(), 2,000-tx block', ...heapLarge },
 		{
-			id: '2c', what: 'peak extra heap of webhook(), 2,000-tx block',
-			figure: fmtBytes(peak), reference: `payload ${fmtBytes(large.bytes)}`, ratio: peak / large.bytes,
-			target: '≤ 3× payload', verdict: verdict(peak / large.bytes <= 3),
-			raw:
-				`heapUsed after the call minus before it (parsed body already held; no GC ran during the ${peaks.length} measured calls, ` +
-				`so this is everything the call allocated, an upper bound of its peak; max ${fmtBytes(Math.max(...peaks))}); ` +
-				`retained after a full GC with the items held: ${fmtBytes(median(retained))}`,
+			id: '2e', what: `peak extra heap of webhook(), One Item per Event, 2,000-tx block: ${fmtCount(events.items)} items`, ...heapEvents,
+			raw: `${heapEvents.raw}; the block and filters of 2d`,
 		},
 	];
 }
