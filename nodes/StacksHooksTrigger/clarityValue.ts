@@ -14,6 +14,27 @@ import type { IDataObject } from 'n8n-workflow';
 
 export type ClarityJson = string | boolean | null | ClarityJson[] | { [key: string]: ClarityJson };
 
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * The character of a `\u{…}` escape. Stacks prints a character beyond ASCII as its UTF-8 bytes
+ * in hex (é is `\u{c3a9}`, 😀 `\u{f09f9880}`); Clarity source writes the code point (`\u{e9}`),
+ * read as such when the hex is not the UTF-8 of one character.
+ */
+function unicodeEscape(hex: string): string | undefined {
+	if (!/^[0-9a-fA-F]{1,8}$/.test(hex)) return undefined;
+	if (hex.length >= 4 && hex.length % 2 === 0) {
+		try {
+			const char = UTF8.decode(Uint8Array.from(hex.match(/../g) ?? [], (pair) => parseInt(pair, 16)));
+			if ([...char].length === 1) return char;
+		} catch {
+			// Not UTF-8: a code point.
+		}
+	}
+	const code = parseInt(hex, 16);
+	return code <= 0x10ffff ? String.fromCodePoint(code) : undefined;
+}
+
 class Reader {
 	private at = 0;
 
@@ -65,7 +86,7 @@ class Reader {
 			else if (escaped === 'u' && this.text[this.at] === '{') {
 				const end = this.text.indexOf('}', this.at);
 				if (end < 0) this.fail('unterminated escape');
-				out += String.fromCodePoint(parseInt(this.text.slice(this.at + 1, end), 16));
+				out += unicodeEscape(this.text.slice(this.at + 1, end)) ?? this.fail('bad escape');
 				this.at = end + 1;
 			} else if (escaped === undefined) this.fail('unterminated string');
 			else out += escaped;
