@@ -83,7 +83,11 @@ class Reader {
 			if (escaped === 'n') out += '\n';
 			else if (escaped === 't') out += '\t';
 			else if (escaped === 'r') out += '\r';
-			else if (escaped === 'u' && this.text[this.at] === '{') {
+			else if (escaped === 'x' && /^[0-9a-fA-F]{2}$/.test(this.text.slice(this.at, this.at + 2))) {
+				// A byte that is not printable (a form feed, a control character): \x0c
+				out += String.fromCharCode(parseInt(this.text.slice(this.at, this.at + 2), 16));
+				this.at += 2;
+			} else if (escaped === 'u' && this.text[this.at] === '{') {
 				const end = this.text.indexOf('}', this.at);
 				if (end < 0) this.fail('unterminated escape');
 				out += unicodeEscape(this.text.slice(this.at + 1, end)) ?? this.fail('bad escape');
