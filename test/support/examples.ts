@@ -27,6 +27,7 @@ export const EXAMPLES = {
 	registerAndList: 'register-and-list-hooks.json',
 	rotateSecret: 'rotate-consumer-secret.json',
 	evaluate: 'evaluate-hook.json',
+	contractPrints: 'contract-prints-trigger.json',
 } as const;
 
 export type ExampleKey = keyof typeof EXAMPLES;
