@@ -80,9 +80,9 @@ export async function signIn(page: Page, baseUrl: string, email: string, passwor
 	await page.waitForURL((url) => !url.pathname.startsWith('/signin'), { timeout: 30_000 });
 }
 
-/** Opens a workflow in the editor and waits for its nodes; closes the "Production Checklist" pop-over if it shows. */
-export async function openWorkflow(page: Page, baseUrl: string, workflowId: string): Promise<void> {
-	await page.goto(`${baseUrl}/workflow/${workflowId}`);
+/** Opens `url` and waits for the canvas's nodes; closes the "Production Checklist" pop-over if it shows. */
+async function openCanvas(page: Page, url: string): Promise<void> {
+	await page.goto(url);
 	await page.waitForSelector('[data-test-id=canvas-node]', { timeout: 30_000 });
 	await page.waitForLoadState('networkidle').catch(() => undefined);
 	// Published workflows get the pop-over a moment after they render.
@@ -93,6 +93,16 @@ export async function openWorkflow(page: Page, baseUrl: string, workflowId: stri
 		.catch(() => false);
 	if (shown) await checklistClose.click();
 	await page.waitForTimeout(500);
+}
+
+/** Opens a workflow in the editor and waits for its nodes. */
+export async function openWorkflow(page: Page, baseUrl: string, workflowId: string): Promise<void> {
+	await openCanvas(page, `${baseUrl}/workflow/${workflowId}`);
+}
+
+/** Opens one execution of a workflow (its Executions tab), whose nodes' panels show what that run output. */
+export async function openExecution(page: Page, baseUrl: string, workflowId: string, executionId: string): Promise<void> {
+	await openCanvas(page, `${baseUrl}/workflow/${workflowId}/executions/${executionId}`);
 }
 
 export const canvasNode = (page: Page, name: string) =>

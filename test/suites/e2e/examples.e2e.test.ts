@@ -3,9 +3,10 @@
  * The example workflows of test/examples/workflows/, each imported into one
  * real n8n (the selected version, see hosts/versions.ts; HTTPS, the packed package installed as n8n installs
  * community packages) and run against the emulator on loopback: the manual
- * ones once through `n8n execute`, the trigger one activated and fed a block.
+ * ones once through `n8n execute`, the trigger ones activated and fed a block.
  * Then the editor itself, in headless Chromium: the example's nodes, their
- * icons, names and parameter panels. Screenshots go to test/artifacts/.
+ * icons, names and parameter panels, and a trigger's One Item per Event output
+ * in an execution. Screenshots go to test/artifacts/.
  */
 import * as fs from 'fs';
 import * as path from 'path';
@@ -23,6 +24,7 @@ import {
 	imageSources,
 	imagesLoaded,
 	openBrowser,
+	openExecution,
 	openNodePanel,
 	openWorkflow,
 	panelLabels,
@@ -47,6 +49,10 @@ const SECRET = 'e8a3c0ffee5ec7e7e8a3c0ffee5ec7e7e8a3c0ffee5ec7e7e8a3c0ffee5ec7e7
 const BOB = 'ST2CY5V39NHDPWSXMW9QDT3HC3GD6Q6XX4CFRK9AG';
 const CAROL = 'ST2JHG361ZXG51QTKY2NQCVBPPRRE2KZB1HR05NNC';
 const ICON_PATH = '/icons/n8n-nodes-stacks-hooks/dist/nodes/';
+/** The contract contract-prints-trigger.json watches, and the one it must not. */
+const WATCHED = 'ST1PQHQKV0RJXZFY1DGX8MNSNYVE3VGZJSRTPGZGM.example-token';
+const OTHER_CONTRACT = `${BOB}.other-token`;
+const OUTPUT_PANEL = '[data-test-id=ndv] [data-test-id=output-panel]';
 
 const ARTIFACTS = ARTIFACTS_DIR;
 const README_SCREENSHOTS = path.join(EXAMPLES_DIR, 'screenshots');
@@ -56,6 +62,8 @@ let n8n: N8nInstance;
 let emu: Emulator;
 let credential: CredentialRef;
 const imported = new Map<ExampleKey, Workflow>();
+/** The execution the print example ran for its block (the browser check opens it). */
+let printsExecutionId: string | undefined;
 
 type RunData = Record<string, Array<{ data: { main: Array<Array<{ json: Record<string, unknown> }>> } }>>;
 
@@ -83,8 +91,9 @@ afterAll(async () => {
 }, 60_000);
 
 describe('the example workflows', () => {
-	it('are the four example files, with loopback URLs only', () => {
+	it('are the five example files, with loopback URLs only', () => {
 		expect(fs.readdirSync(WORKFLOWS_DIR).sort()).toEqual(Object.values(EXAMPLES).sort());
+		expect(Object.values(EXAMPLES)).toHaveLength(5);
 		for (const file of Object.values(EXAMPLES)) {
 			const text = fs.readFileSync(path.join(WORKFLOWS_DIR, file), 'utf8');
 			const urls = text.match(/https?:\/\/[^\s"'`)]+/g) ?? [];
@@ -99,8 +108,10 @@ describe('the example workflows', () => {
 			expect(ours.length).toBeGreaterThan(0);
 			for (const node of ours) expect(node.credentials).toEqual({ [CREDENTIAL_TYPE]: credential });
 		}
-		const trigger = (await n8n.api.getWorkflow(imported.get('trigger')!.id)).nodes.find((node) => node.type === TRIGGER_TYPE);
-		expect(trigger?.webhookId).toBe(loadExample('trigger').nodes[0].webhookId);
+		for (const key of ['trigger', 'contractPrints'] as const) {
+			const trigger = (await n8n.api.getWorkflow(imported.get(key)!.id)).nodes.find((node) => node.type === TRIGGER_TYPE);
+			expect(trigger?.webhookId).toBe(loadExample(key).nodes[0].webhookId);
+		}
 	});
 });
 
@@ -148,6 +159,66 @@ describe('stx-transfers-trigger.json', () => {
 				txHash: hashes[1],
 				direction: 'apply',
 			},
+		]);
+	}, 60_000);
+});
+
+describe('contract-prints-trigger.json', () => {
+	const MINT = '(tuple (event "mint") (amount u100))';
+	const FAILED = '(tuple (event "transfer") (amount u25))';
+	const BURN = '(tuple (event "burn") (amount u40))';
+
+	it('registers a print hook for the contract, and makes one message per print of a successful transaction', async () => {
+		const workflowId = imported.get('contractPrints')!.id;
+		await n8n.api.activate(workflowId);
+		const url = n8n.webhookUrl(`${String(loadExample('contractPrints').nodes[0].webhookId)}/webhook`);
+		const [hook, ...others] = emu.hooks(API_KEY).filter((candidate) => candidate.definition.action.url === url);
+		expect(others).toEqual([]);
+		expect(hook.status.enabled).toBe(true);
+		expect(hook.definition.filters.events).toEqual([{ type: 'contract_log', contract_identifier: WATCHED }]);
+
+		// Prints of the watched contract (one in a failed transaction), a print of another contract,
+		// a call of the watched contract that prints nothing, and an STX transfer. Height 2: block 1 is
+		// the one evaluate-hook.json evaluates.
+		const reports = await emu.injectBlock({
+			height: 2,
+			transactions: [
+				{ kind: 'contract_log', sender: BOB, contractIdentifier: WATCHED, topic: 'print', value: MINT },
+				{ kind: 'contract_log', sender: CAROL, contractIdentifier: OTHER_CONTRACT, topic: 'print', value: '(tuple (event "mint") (amount u999))' },
+				{ kind: 'stx_transfer', sender: BOB, recipient: CAROL, amount: 5_000_000 },
+				{ kind: 'contract_log', sender: CAROL, contractIdentifier: WATCHED, topic: 'print', value: FAILED, status: 'abort_by_response' },
+				{ kind: 'contract_call', sender: CAROL, contractIdentifier: WATCHED, functionName: 'transfer' },
+				{ kind: 'contract_log', sender: CAROL, contractIdentifier: WATCHED, topic: 'print', value: BURN },
+			],
+		});
+		// Only this example's hook matches (the STX-transfers example watches another sender).
+		expect(reports.map((report) => [report.hookUuid, report.status])).toEqual([[hook.uuid, 200]]);
+		const hashes = reports[0].payload.event.apply[0].transactions.map((tx) => tx.transaction_identifier.hash);
+		expect(hashes).toHaveLength(3);
+
+		const [execution] = await n8n.api.waitForExecutions(workflowId, 1);
+		expect(execution.status).toBe('success');
+		printsExecutionId = String(execution.id);
+		const output = (node: string) => execution.data?.resultData?.runData?.[node]?.[0]?.data?.main?.[0]?.map((item) => item.json) ?? [];
+
+		// The trigger: one flat item per print of the watched contract, in block order, the value decoded.
+		const events = output('Stacks Hooks Trigger');
+		const common = { eventType: 'contract_log', contractIdentifier: WATCHED, topic: 'print', blockHeight: 2, direction: 'apply', network: 'testnet', hookUuid: hook.uuid };
+		expect(events).toEqual([
+			expect.objectContaining({ ...common, value: { event: 'mint', amount: '100' }, valueRepr: MINT, sender: BOB, txHash: hashes[0], txIndex: 0, txStatus: 'success', txSucceeded: true }),
+			expect.objectContaining({ ...common, value: { event: 'transfer', amount: '25' }, valueRepr: FAILED, sender: CAROL, txHash: hashes[1], txIndex: 3, txStatus: 'abort_by_response', txSucceeded: false }),
+			expect.objectContaining({ ...common, value: { event: 'burn', amount: '40' }, valueRepr: BURN, sender: CAROL, txHash: hashes[2], txIndex: 5, txStatus: 'success', txSucceeded: true }),
+		]);
+		for (const event of events) {
+			// Flat: only the print's value is an object.
+			expect(Object.entries(event).filter(([, value]) => typeof value === 'object' && value !== null).map(([key]) => key)).toEqual(['value']);
+		}
+
+		// The filter drops the failed transaction's print; the message names what the contract printed.
+		expect(output('Successful transactions only').map((item) => item.txHash)).toEqual([hashes[0], hashes[2]]);
+		expect(output('Format message')).toEqual([
+			{ message: `mint of 100 by ${BOB} in block 2 (tx ${hashes[0]})`, event: 'mint', amount: '100', sender: BOB, blockHeight: 2, txHash: hashes[0] },
+			{ message: `burn of 40 by ${CAROL} in block 2 (tx ${hashes[2]})`, event: 'burn', amount: '40', sender: CAROL, blockHeight: 2, txHash: hashes[2] },
 		]);
 	}, 60_000);
 });
@@ -239,20 +310,100 @@ describe('the editor, in headless Chromium', () => {
 		await screenshot(browser, 'example-workflow.png', true);
 	}, 60_000);
 
-	it('opens the trigger\'s parameter panel: Trigger On, Output, Rollbacks, Hook Name', async () => {
+	it('opens the trigger\'s parameter panel: Trigger On, Output (One Item per Event among its options), Rollbacks, Sample Block', async () => {
 		const { page } = browser;
 		await openNodePanel(page, 'Stacks Hooks Trigger');
 		const labels = await panelLabels(page);
-		for (const label of ['Credential', 'Trigger On', 'Type', 'Sender', 'Hook Name', 'Output', 'Rollbacks', 'Options']) {
+		for (const label of ['Credential', 'Trigger On', 'Type', 'Sender', 'Hook Name', 'Output', 'Rollbacks', 'Sample Block', 'Options']) {
 			expect(labels).toContain(label);
 		}
+		// Output, Rollbacks, then the notice and Sample Block.
+		expect(labels.indexOf('Output')).toBeLessThan(labels.indexOf('Rollbacks'));
+		expect(labels.indexOf('Rollbacks')).toBeLessThan(labels.indexOf('Sample Block'));
 		expect(await page.inputValue('[data-test-id=ndv] [data-test-id=parameter-input-sender] input')).toBe(EXAMPLE_SENDER);
 		expect(await page.inputValue('[data-test-id=ndv] [data-test-id=node-credentials-select] input')).toBe(CREDENTIAL_NAME);
 		expect(await page.locator('[data-test-id=ndv] [data-test-id=node-version]').innerText()).toContain(
 			'Stacks Hooks Trigger node version 1.1',
 		);
 		expect(await imageSources(page, '[data-test-id=ndv]')).toContain(`${ICON_PATH}icons/stacksHooks.svg`);
+
+		// The Output options, as the dropdown lists them.
+		const output = page.locator('[data-test-id=ndv] [data-test-id=parameter-input-output]');
+		expect(await output.locator('input').inputValue()).toBe('One Item per Transaction');
+		await output.click();
+		const options = page.locator('.el-select-dropdown__item:visible');
+		await options.first().waitFor({ timeout: 10_000 });
+		const listed = (await options.allInnerTexts()).map((text) => text.split('\n').map((line) => line.trim()));
+		expect(listed.map(([name]) => name)).toEqual(['One Item per Block', 'One Item per Event', 'One Item per Transaction', 'Whole Delivery']);
+		expect(listed[1][1]).toMatch(/^Each event the filters above select .* as a flat item/);
+		await page.waitForTimeout(300); // the dropdown's fade-in
+		await screenshot(browser, 'trigger-output-options.png');
+		await page.keyboard.press('Escape');
+		await options.first().waitFor({ state: 'hidden', timeout: 10_000 });
+		await page.evaluate(() => (globalThis as unknown as { document: { activeElement: { blur?: () => void } | null } }).document.activeElement?.blur?.());
+
+		// Sample Block, empty, under its notice.
+		const sampleBlock = page.locator('[data-test-id=ndv] [data-test-id=parameter-input-sampleBlock] input');
+		await sampleBlock.scrollIntoViewIfNeeded();
+		expect(await sampleBlock.inputValue()).toBe('');
+		expect(await sampleBlock.getAttribute('placeholder')).toBe('e.g. 3925130');
+		const notice = page.locator('[data-test-id=ndv] [data-test-id=node-parameters] .notice', {
+			hasText: 'Used only while listening for a test event in the editor; activation ignores the setting below',
+		});
+		expect(await notice.isVisible()).toBe(true);
+		const [noticeBox, inputBox] = [await notice.boundingBox(), await sampleBlock.boundingBox()];
+		expect(noticeBox!.y + noticeBox!.height).toBeLessThan(inputBox!.y);
+		expect(inputBox!.y - (noticeBox!.y + noticeBox!.height)).toBeLessThan(100);
+		await page.waitForTimeout(300);
 		await screenshot(browser, 'trigger-panel.png', true);
+		await closeNodePanel(page);
+	}, 60_000);
+
+	it('shows the print example\'s execution: the trigger\'s One Item per Event output, flat, the print value decoded', async () => {
+		const { page } = browser;
+		expect(printsExecutionId).toBeDefined(); // from the contract-prints-trigger.json test above
+		await openExecution(page, n8n.baseUrl, imported.get('contractPrints')!.id, printsExecutionId!);
+		// Three prints of the watched contract; the failed transaction's dropped by the filter.
+		const edgeLabel = (from: string) => page.locator(`[data-test-id=edge-label][data-source-node-name="${from}"]`).innerText();
+		expect(await edgeLabel('Stacks Hooks Trigger')).toBe('3 items');
+		expect(await edgeLabel('Successful transactions only')).toBe('2 items');
+
+		await openNodePanel(page, 'Stacks Hooks Trigger');
+		expect(await page.inputValue('[data-test-id=ndv] [data-test-id=parameter-input-output] input')).toBe('One Item per Event');
+		expect(await page.inputValue('[data-test-id=ndv] [data-test-id=parameter-input-contractIdentifier] input')).toBe(WATCHED);
+		expect(await page.locator(`${OUTPUT_PANEL} [data-test-id=ndv-items-count]`).innerText()).toContain('3 items');
+
+		// Table: one column per field.
+		await page.click(`${OUTPUT_PANEL} [data-test-id=radio-button-table]`);
+		await page.locator(`${OUTPUT_PANEL} table th`).first().waitFor({ timeout: 10_000 });
+		const columns = (await page.locator(`${OUTPUT_PANEL} table th`).allInnerTexts()).map((text) => text.trim());
+		for (const field of ['eventType', 'contractIdentifier', 'topic', 'value', 'valueRepr', 'sender', 'txHash', 'txSucceeded', 'txStatus', 'blockHeight', 'hookName']) {
+			expect(columns).toContain(field);
+		}
+
+		// JSON: the first print's fields, visible; only `value` nests (event, amount).
+		await page.click(`${OUTPUT_PANEL} [data-test-id=radio-button-json]`);
+		const shown = (path: string) => page.locator(`${OUTPUT_PANEL} .vjs-value [data-path="[0].${path}"]`);
+		await shown('eventType').waitFor({ timeout: 10_000 });
+		const expected: Record<string, unknown> = {
+			eventType: 'contract_log',
+			contractIdentifier: WATCHED,
+			topic: 'print',
+			'value.event': 'mint',
+			'value.amount': '100',
+			sender: BOB,
+			txSucceeded: true,
+			blockHeight: 2,
+		};
+		for (const [path, value] of Object.entries(expected)) {
+			expect(await shown(path).isVisible()).toBe(true);
+			expect(await shown(path).innerText()).toBe(JSON.stringify(value));
+		}
+		const nested = await page.$$eval(`${OUTPUT_PANEL} .vjs-key [data-path^="[0]."]`, (keys) =>
+			keys.map((key) => key.getAttribute('data-path') ?? '').filter((path) => path.split('.').length > 2),
+		);
+		expect(nested).toEqual(['[0].value.event', '[0].value.amount']);
+		await screenshot(browser, 'event-items.png', true);
 		await closeNodePanel(page);
 	}, 60_000);
 
