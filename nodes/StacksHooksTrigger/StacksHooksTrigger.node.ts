@@ -22,7 +22,7 @@ import { deliveryToItems, type OutputMode, type RollbackMode } from './delivery'
 import { checkDeliveryShape } from './deliveryShape';
 import { DEFAULT_HEALTH_CHECK_MINUTES, startHealthChecks } from './healthCheck';
 import { checkExists, create, remove } from './lifecycle';
-import { handOverTestDelivery, testEventResponse } from './manualRun';
+import { handOverTestDelivery, receiveTestDelivery, testEventResponse } from './manualRun';
 import { sampleBlockProperties } from './sampleBlock';
 
 export class StacksHooksTrigger implements INodeType {
@@ -39,6 +39,8 @@ export class StacksHooksTrigger implements INodeType {
 		version: 1.1,
 		subtitle: '={{ ($parameter["events"].filter || []).map(f => f.type).join(", ") }}',
 		description: 'Starts the workflow when matching events happen on the Stacks blockchain',
+		// What the editor shows while it listens for a test event.
+		eventTriggerDescription: 'Waiting for matching events on the Stacks blockchain, or for the Sample Block to be replayed',
 		defaults: { name: 'Stacks Hooks Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
@@ -161,6 +163,7 @@ export class StacksHooksTrigger implements INodeType {
 
 		const shape = checkDeliveryShape(this.getBodyData());
 		if (!shape.ok) return answer(400, { error: 'Bad Request', details: `Not a hook delivery: ${shape.problem}` });
+		if (this.getMode() === 'manual') await receiveTestDelivery(this);
 
 		const output = this.getNodeParameter('output', 'transaction') as OutputMode;
 		const items = deliveryToItems(

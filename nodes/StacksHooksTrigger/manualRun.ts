@@ -10,13 +10,17 @@
  * with a message saying so. Production deliveries do not pass through here.
  */
 import type { IHookFunctions, INodeExecutionData, ITriggerFunctions, ITriggerResponse, IWebhookFunctions } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import { NodeOperationError, sleep } from 'n8n-workflow';
+
+import { afterCurrentTurn } from './nodeTurns';
 
 /** A hand-over not taken within this time is dropped (its execution never started). */
 const KEEP_MS = 60_000;
+/** After listening's set-up returned, the time n8n's answer to the editor gets before the test execution starts. */
+const ANSWER_FIRST_MS = 500;
 
 const handedOver = new Map<string, { data: INodeExecutionData[][]; at: number }>();
-/** When each node last received a test delivery (Sample Block waits for it: sampleBlock.ts). */
+/** When each node last received a test delivery (a Sample Block replay waits for it: sampleBlock.ts). */
 const arrivals = new Map<string, number>();
 
 function keyOf(ctx: IWebhookFunctions | ITriggerFunctions | IHookFunctions): string {
@@ -27,9 +31,20 @@ function keyOf(ctx: IWebhookFunctions | ITriggerFunctions | IHookFunctions): str
 export function handOverTestDelivery(ctx: IWebhookFunctions, data: INodeExecutionData[][]): void {
 	const now = Date.now();
 	for (const [key, entry] of handedOver) if (now - entry.at > KEEP_MS) handedOver.delete(key);
-	for (const [key, at] of arrivals) if (now - at > KEEP_MS) arrivals.delete(key);
 	handedOver.set(keyOf(ctx), { data, at: now });
+}
+
+/**
+ * webhook(), in manual mode, for a test delivery that passed the checks: tells a Sample Block replay
+ * waiting in this process that it arrived, then waits until that set-up has returned. n8n answers the
+ * editor's "listen" request only once the set-up returned; a test execution that started before that
+ * answer left the editor showing "Listening for test event" after the output had come.
+ */
+export async function receiveTestDelivery(ctx: IWebhookFunctions): Promise<void> {
+	const now = Date.now();
+	for (const [key, at] of arrivals) if (now - at > KEEP_MS) arrivals.delete(key);
 	arrivals.set(keyOf(ctx), now);
+	if (await afterCurrentTurn(ctx)) await sleep(ANSWER_FIRST_MS);
 }
 
 /** Whether this n8n process handed over a test delivery for the node at or after `since`. */

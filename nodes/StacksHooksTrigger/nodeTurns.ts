@@ -8,11 +8,11 @@
  * have; this needs only a map of promises. It covers one process, which is where n8n runs both
  * (the main process, or the leader of several).
  */
-import type { IHookFunctions, ITriggerFunctions } from 'n8n-workflow';
+import type { IHookFunctions, ITriggerFunctions, IWebhookFunctions } from 'n8n-workflow';
 
 const busy = new Map<string, Promise<unknown>>();
 
-function keyOf(ctx: IHookFunctions | ITriggerFunctions): string {
+function keyOf(ctx: IHookFunctions | ITriggerFunctions | IWebhookFunctions): string {
 	return `${ctx.getWorkflow().id ?? ''}\u0000${ctx.getNode().id}`;
 }
 
@@ -33,4 +33,15 @@ export async function inTurn<T>(ctx: IHookFunctions | ITriggerFunctions, work: (
 export async function ifFree<T>(ctx: IHookFunctions | ITriggerFunctions, work: () => Promise<T>): Promise<T | undefined> {
 	if (busy.has(keyOf(ctx))) return undefined;
 	return await inTurn(ctx, work);
+}
+
+/** Resolves once the node's current turn, if any, has ended, without taking one; true when there was one to wait for. */
+export async function afterCurrentTurn(ctx: IWebhookFunctions): Promise<boolean> {
+	const key = keyOf(ctx);
+	let waited = false;
+	for (let current = busy.get(key); current; current = busy.get(key)) {
+		waited = true;
+		await current.catch(() => undefined);
+	}
+	return waited;
 }
