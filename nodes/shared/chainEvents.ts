@@ -90,7 +90,13 @@ export function amountOf(op: Operation): { value: string; currency: Json } | und
 	return value === undefined ? undefined : { value, currency: movedCurrency(op) };
 }
 
-const MOVEMENTS: Record<string, Action | undefined> = { token_transfer: 'transfer', token_mint: 'mint', token_burn: 'burn', stx_lock: 'lock' };
+// A Map, not an object literal: an operation typed "constructor" or "toString" must not find an inherited member.
+const MOVEMENTS = new Map<string, Action>([
+	['token_transfer', 'transfer'],
+	['token_mint', 'mint'],
+	['token_burn', 'burn'],
+	['stx_lock', 'lock'],
+]);
 
 /** `${token}_${action}`, without building the string for every event. */
 const EVENT_TYPE_NAMES: Record<Token, Record<Action, string>> = {
@@ -141,7 +147,7 @@ export function transactionEvents(tx: ChainTransaction): ChainEvent[] {
 		if (i === paired) continue;
 		const op = operations[i];
 		const type = textOf(op.type) ?? 'unknown';
-		const action = MOVEMENTS[type];
+		const action = MOVEMENTS.get(type);
 		const value = action ? movedValue(op) : undefined;
 		if (!action || value === undefined) {
 			const sender = type === 'fee' ? accountOf(op) : undefined;
@@ -173,8 +179,7 @@ export function transactionEvents(tx: ChainTransaction): ChainEvent[] {
 			}
 		}
 		events.push({
-			// Own actions are strings; anything else MOVEMENTS yields (an inherited member) is spelt as before.
-			type: typeof action === 'string' ? EVENT_TYPE_NAMES[token][action] : `${token}_${action as unknown as string}`,
+			type: EVENT_TYPE_NAMES[token][action],
 			operation: op,
 			credit,
 			token,

@@ -7,7 +7,7 @@ import {
 	type EventFilter,
 	type TxInput,
 } from '../../emulator/index';
-import { transactionMatches } from '../../../nodes/shared/chainEvents';
+import { transactionEvents, transactionMatches } from '../../../nodes/shared/chainEvents';
 import { ALICE, BOB, CAROL, definition, events, FT, NFT, TOKEN } from './helpers';
 
 const ALL_KINDS: TxInput[] = [
@@ -148,6 +148,13 @@ describe('the service\'s filter semantics (chainEvents.ts), on blocks the emulat
 		expect(kindsMatching({ type: 'balance_change', principal: ALICE })).toHaveLength(
 			ALL_KINDS.length - 2,
 		);
+	});
+
+	it.each(['constructor', 'toString', 'poison_microblock'])('takes an operation of type %s, amount or not, as an event of its own that moves nothing', (type) => {
+		const amount = { value: '-5', currency: { symbol: 'STX', decimals: 6 } };
+		const tx = { operations: [{ operation_identifier: { index: 0 }, type, status: 'success', account: { address: ALICE }, amount }], metadata: { sender_address: ALICE } };
+		expect(transactionEvents(tx)).toEqual([expect.objectContaining({ type, token: undefined, action: undefined })]);
+		expect(transactionMatches([{ type: 'stx_event' }, { type: 'stx_transfer' }], tx)).toBe(false);
 	});
 
 	it('keeps the transactions matching any filter of a definition, in block order', () => {
