@@ -67,22 +67,9 @@ function eventItem(head: ItemHead, tx: DeliveredTransaction, event: ChainEvent):
 	const position = asRecord(metadata?.position)?.index;
 	const index = asRecord(operation.operation_identifier)?.index;
 	const txSender = textOf(metadata?.sender_address) ?? null;
+	// The event's own fields first: they are what a workflow maps, and what n8n's table shows first.
 	return {
-		direction: head.direction,
-		hookUuid: head.hookUuid,
-		hookName: head.hookName,
-		network: head.network,
-		blockHeight: head.blockHeight,
-		blockHash: head.blockHash,
-		blockTimestamp: head.blockTimestamp,
-		txHash: tx.transaction_identifier.hash,
-		txIndex: typeof position === 'number' ? position : null,
-		txType: textOf(metadata?.type) ?? null,
-		txStatus,
-		txSucceeded: txStatus === 'success',
-		txSender,
 		eventType: event.type,
-		operationIndex: typeof index === 'number' ? index : null,
 		assetIdentifier: token === 'stx' ? 'STX' : (event.assetIdentifier ?? null),
 		contractIdentifier: token ? null : (textOf(opMetadata?.contract_identifier) ?? null),
 		functionName: event.type === 'contract_call' ? (textOf(opMetadata?.function_name) ?? null) : null,
@@ -95,6 +82,20 @@ function eventItem(head: ItemHead, tx: DeliveredTransaction, event: ChainEvent):
 		value,
 		valueHex,
 		valueRepr,
+		operationIndex: typeof index === 'number' ? index : null,
+		txHash: tx.transaction_identifier.hash,
+		txIndex: typeof position === 'number' ? position : null,
+		txType: textOf(metadata?.type) ?? null,
+		txStatus,
+		txSucceeded: txStatus === 'success',
+		txSender,
+		blockHeight: head.blockHeight,
+		blockHash: head.blockHash,
+		blockTimestamp: head.blockTimestamp,
+		direction: head.direction,
+		hookUuid: head.hookUuid,
+		hookName: head.hookName,
+		network: head.network,
 	};
 }
 
