@@ -26,7 +26,7 @@ import { freePort, type N8nInstance, type N8nProcess, startN8n } from '../../sup
 import { installPackage, packPackage } from '../../support/n8n/package';
 import { killAll } from '../../support/n8n/process';
 import { type QueueStack, startQueueStack } from '../../support/n8n/queue';
-import { CREDENTIAL_NAME, CREDENTIAL_TYPE, type CredentialRef, exampleKeys, loadExample } from '../../support/examples';
+import { CREDENTIAL_NAME, CREDENTIAL_TYPE, type CredentialRef, EXAMPLE_SENDER, exampleKeys, loadExample } from '../../support/examples';
 import { REPO_DIR } from '../../support/paths';
 import { type RunInfo, runInfoPath, readRunInfo } from './run-info';
 
@@ -256,6 +256,7 @@ async function setUp(started: number): Promise<void> {
 				deliveryCa: n8n.certificate,
 			})),
 	);
+	await storeSampleBlock(emulator);
 	const trigger = await step(
 		'Setting up the credential and the example workflows (a few seconds)',
 		`Look at the end of ${relative(N8N_LOG)}; the trigger example must stay named as it is imported.`,
@@ -292,6 +293,7 @@ async function setUpQueue(started: number): Promise<void> {
 		},
 	);
 	stopWhenAnyExits([queue.main, ...queue.webhooks, ...queue.workers]);
+	await storeSampleBlock(queue.emu);
 	const trigger = await step(
 		'Importing the example workflows (a few seconds)',
 		`Look at the end of ${relative(N8N_LOG)}; the trigger example must stay named as it is imported.`,
@@ -301,6 +303,41 @@ async function setUpQueue(started: number): Promise<void> {
 	console.log(`Ready in ${seconds(started)}.`);
 	printQueueBanner(queue, trigger);
 }
+
+/** The block `npm start` stores for trying Sample Block (`npm run emulate` adds its blocks above it). */
+const SAMPLE_BLOCK_HEIGHT = 1;
+
+/** The contract whose prints the print example watches, as that example's trigger names it. */
+function printExampleContract(): string {
+	const [trigger] = loadExample('contractPrints').nodes;
+	const events = (trigger.parameters as { events: { filter: Array<{ contractIdentifier: string }> } }).events;
+	return events.filter[0].contractIdentifier;
+}
+
+/**
+ * Stores a block to try Sample Block with: two prints of the print example's contract, one of them in
+ * a failed transaction, and an STX transfer from the examples' sender. Stored before any hook is
+ * active, so it is delivered to none.
+ */
+async function storeSampleBlock(emulator: Emulator): Promise<void> {
+	const contract = printExampleContract();
+	await emulator.injectBlock({
+		height: SAMPLE_BLOCK_HEIGHT,
+		transactions: [
+			{ kind: 'contract_log', sender: EXAMPLE_SENDER, contractIdentifier: contract, value: '(tuple (event "mint") (amount u100))' },
+			{ kind: 'stx_transfer', sender: EXAMPLE_SENDER, recipient: 'ST2CY5V39NHDPWSXMW9QDT3HC3GD6Q6XX4CFRK9AG', amount: 1_500_000 },
+			{ kind: 'contract_log', sender: EXAMPLE_SENDER, contractIdentifier: contract, value: '(tuple (event "burn") (amount u40))', status: 'abort_by_response' },
+		],
+	});
+}
+
+/** The banner's lines on Sample Block. */
+const sampleBlockLines = (): string[] => [
+	'',
+	`  Try a test event in seconds: open "${loadExample('contractPrints').name}",`,
+	`  type ${SAMPLE_BLOCK_HEIGHT} into its trigger's Sample Block and click "Execute step": block ${SAMPLE_BLOCK_HEIGHT}`,
+	`  holds two prints of ${printExampleContract()}.`,
+];
 
 /** The banner: what runs where (`body`), then how to make the chain produce events and where to see them. */
 function printBanner(title: string, main: N8nInstance, body: string[], trigger: Workflow, stopping: string): void {
@@ -342,6 +379,7 @@ function printSingleBanner(n8n: N8nInstance, emulator: Emulator, trigger: Workfl
 		`  Emulated hooks service: ${emulator.url} (API key ${EMULATOR_API_KEY}),`,
 		`  used by the credential "${CREDENTIAL_NAME}". The example workflows are imported;`,
 		`  "${trigger.name}" is active.`,
+		...sampleBlockLines(),
 	], trigger, 'Ctrl-C stops n8n and the emulator.');
 }
 
@@ -360,6 +398,7 @@ function printQueueBanner(queue: QueueStack, trigger: Workflow): void {
 		'',
 		`  Emulated hooks service: ${emu.url} (API key ${EMULATOR_API_KEY}),`,
 		`  used by the credential "${CREDENTIAL_NAME}". "${trigger.name}" is active.`,
+		...sampleBlockLines(),
 	], trigger, 'Ctrl-C stops every process.');
 }
 
