@@ -72,7 +72,7 @@ function eventItem(head: ItemHead, tx: DeliveredTransaction, event: ChainEvent):
 		eventType: event.type,
 		assetIdentifier: token === 'stx' ? 'STX' : (event.assetIdentifier ?? null),
 		contractIdentifier: token ? null : (textOf(opMetadata?.contract_identifier) ?? null),
-		functionName: event.type === 'contract_call' ? (textOf(opMetadata?.function_name) ?? null) : null,
+		functionName: event.type === 'contract_call' ? (textOf(opMetadata?.function_name) ?? null) : isPrint ? printingFunction(tx) : null,
 		sender: token || event.type === 'fee' ? (event.sender ?? null) : txSender,
 		recipient: event.receiver ?? null,
 		amount: amount === undefined ? null : unsigned(amount),
@@ -97,6 +97,15 @@ function eventItem(head: ItemHead, tx: DeliveredTransaction, event: ChainEvent):
 		hookName: head.hookName,
 		network: head.network,
 	};
+}
+
+/** For a print: the public function whose call printed it (its transaction's call), or null. */
+function printingFunction(tx: DeliveredTransaction): string | null {
+	const { operations } = tx;
+	for (let i = 0; i < operations.length; i++) {
+		if (operations[i].type === 'contract_call') return textOf(asRecord(operations[i].metadata)?.function_name) ?? null;
+	}
+	return null;
 }
 
 /** Appends to `items` the transaction's events that any of `filters` selects, in operation order. */

@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-hardcoded-secrets -- test code: it runs in Node, not inside n8n (README, Development) */
+/* eslint-disable @n8n/community-nodes/no-hardcoded-secrets, @n8n/community-nodes/no-restricted-imports -- test code: it runs in Node, not inside n8n (README, Development) */
 /**
  * The compatibility smoke test: on every n8n version of the matrix (hosts/versions.ts) except the
  * one the other end-to-end suites run on, the packed package is installed as n8n installs
@@ -10,6 +10,8 @@
  *   - the action node runs one operation (the register-and-list example, through `n8n execute`).
  * `npm run test:matrix` runs every end-to-end suite on every version instead.
  */
+import { setTimeout as sleep } from 'timers/promises';
+
 import type { Emulator } from '../../emulator';
 import { runWorkflowOnce } from '../../support/n8n/cli';
 import { N8N_VERSIONS, selectedN8n } from '../../support/n8n/hosts/versions';
@@ -96,7 +98,7 @@ describe.each(others.map((entry) => [entry.version, entry.role]))('n8n %s (%s)',
 		expect(execution.mode).toBe('manual');
 		const items = (execution.data?.resultData?.runData?.[trigger.name]?.[0]?.data?.main?.[0] as Items | undefined)?.map((item) => item.json);
 		expect(items).toEqual([expect.objectContaining({ eventType: 'stx_transfer', sender: EXAMPLE_SENDER, recipient: BOB, amount: '2500000', blockHeight: 2 })]);
-		for (let waited = 0; emu.hooks(API_KEY).length > 0 && waited < 10_000; waited += 250) await new Promise((resolve) => setTimeout(resolve, 250));
+		for (let waited = 0; emu.hooks(API_KEY).length > 0 && waited < 10_000; waited += 250) await sleep(250);
 		expect(emu.hooks(API_KEY)).toEqual([]);
 	}, 120_000);
 

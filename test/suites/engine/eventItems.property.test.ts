@@ -471,7 +471,13 @@ function expectedItem(head: IDataObject, tx: Transaction, ops: RawOp[], prints: 
 		operationIndex: first.operation_identifier.index,
 		assetIdentifier: token === 'stx' ? 'STX' : token ? currency!.metadata!.asset_identifier : null,
 		contractIdentifier: token ? null : ((first.metadata?.contract_identifier as string | undefined) ?? null),
-		functionName: first.type === 'contract_call' ? (first.metadata!.function_name as string) : null,
+		// A call's function; a print's: the function of the call in its transaction that printed it.
+		functionName:
+			first.type === 'contract_call'
+				? (first.metadata!.function_name as string)
+				: isPrint
+					? ((tx.operations.find((op) => op.type === 'contract_call')?.metadata?.function_name as string | undefined) ?? null)
+					: null,
 		// A movement's: the debited account (none for a mint); a fee's: its payer; any other event's: the transaction's.
 		sender: action === 'mint' ? null : action === 'transfer' ? (debit?.account!.address ?? null) : token || isFee ? first.account!.address : metadata.sender_address,
 		recipient: action === 'mint' ? first.account!.address : (credit?.account!.address ?? null),
