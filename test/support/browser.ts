@@ -8,7 +8,7 @@
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Page, type Request, type Response, type WebSocket } from 'playwright-core';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 
@@ -140,4 +140,83 @@ export async function imagesLoaded(page: Page, selector: string): Promise<boolea
 	return await page.$$eval(`${selector} img`, (images) =>
 		images.length > 0 && images.every((image) => (image as unknown as Img).complete && (image as unknown as Img).naturalWidth > 0),
 	);
+}
+
+/** One thing the page exchanged with n8n: a push message (`push`, its `type`), or a REST request or its answer. */
+export interface TrafficEvent {
+	/** Milliseconds since the recording started. */
+	at: number;
+	kind: 'push' | 'request' | 'response';
+	/** The push message's type (e.g. testWebhookReceived), or the request's method and path (with the status for an answer). */
+	what: string;
+	/** The push message's executionId, when it has one. */
+	executionId?: string;
+}
+
+export interface TrafficRecorder {
+	events: TrafficEvent[];
+	/** Forgets what was recorded so far; times count from now. */
+	reset(): void;
+	/** The events as lines, `+1234 ms  push testWebhookReceived (execution 7)`. */
+	lines(): string[];
+	stop(): void;
+}
+
+/**
+ * Records, with times, the push messages n8n sends the page over its websocket (`/rest/push`; opened
+ * after this call, i.e. on the next navigation) and the page's requests to n8n's REST API (`/rest/…`,
+ * not the push connection) and their answers. The order of a run request's answer and the push
+ * messages of the execution it starts is what the editor's state depends on.
+ */
+export function recordTraffic(page: Page): TrafficRecorder {
+	let start = Date.now();
+	const events: TrafficEvent[] = [];
+	const add = (kind: TrafficEvent['kind'], what: string, executionId?: string) =>
+		events.push({ at: Date.now() - start, kind, what, ...(executionId !== undefined && { executionId }) });
+	const restPath = (url: string) => {
+		const parsed = new URL(url);
+		return parsed.pathname.startsWith('/rest/') && parsed.pathname !== '/rest/push' ? parsed.pathname : undefined;
+	};
+	const onFrame = (payload: string | Buffer) => {
+		const text = typeof payload === 'string' ? payload : payload.toString('utf8');
+		let parsed: unknown;
+		try {
+			parsed = JSON.parse(text);
+		} catch {
+			return; // heartbeats
+		}
+		for (const message of Array.isArray(parsed) ? parsed : [parsed]) {
+			const { type, data } = (message ?? {}) as { type?: unknown; data?: { executionId?: unknown } };
+			if (typeof type !== 'string') continue;
+			add('push', type, data?.executionId === undefined ? undefined : String(data.executionId));
+		}
+	};
+	const onWebSocket = (socket: WebSocket) => {
+		if (new URL(socket.url()).pathname === '/rest/push') socket.on('framereceived', ({ payload }) => onFrame(payload));
+	};
+	const onRequest = (request: Request) => {
+		const pathname = restPath(request.url());
+		if (pathname) add('request', `${request.method()} ${pathname}`);
+	};
+	const onResponse = (response: Response) => {
+		const pathname = restPath(response.url());
+		if (pathname) add('response', `${response.request().method()} ${pathname} ${response.status()}`);
+	};
+	page.on('websocket', onWebSocket);
+	page.on('request', onRequest);
+	page.on('response', onResponse);
+	return {
+		events,
+		reset() {
+			events.length = 0;
+			start = Date.now();
+		},
+		lines: () =>
+			events.map(({ at, kind, what, executionId }) => `+${String(at).padStart(6)} ms  ${kind.padEnd(8)} ${what}${executionId ? ` (execution ${executionId})` : ''}`),
+		stop() {
+			page.off('websocket', onWebSocket);
+			page.off('request', onRequest);
+			page.off('response', onResponse);
+		},
+	};
 }

@@ -5,11 +5,16 @@
  * community packages) and run against the emulator on loopback: the manual
  * ones once through `n8n execute`, the trigger ones activated and fed a block.
  * Then the editor itself, in headless Chromium: the example's nodes, their
- * icons, names and parameter panels, and a trigger's One Item per Event output
- * in an execution. Screenshots go to test/artifacts/.
+ * icons, names and parameter panels, a trigger's One Item per Event output
+ * in an execution, and Sample Block as a user tries it (typed in the trigger's
+ * panel, "Execute step": the output comes and listening ends, or the message
+ * when the block has no match). Screenshots go to test/artifacts/.
  */
 import * as fs from 'fs';
 import * as path from 'path';
+import { setTimeout as sleep } from 'timers/promises';
+
+import type { Page } from 'playwright-core';
 
 import type { Emulator } from '../../emulator';
 import type { Workflow } from '../../support/n8n/api';
@@ -28,7 +33,9 @@ import {
 	openNodePanel,
 	openWorkflow,
 	panelLabels,
+	recordTraffic,
 	signIn,
+	type TrafficRecorder,
 } from '../../support/browser';
 import {
 	ACTION_TYPE,
@@ -406,6 +413,210 @@ describe('the editor, in headless Chromium', () => {
 		await screenshot(browser, 'event-items.png', true);
 		await closeNodePanel(page);
 	}, 60_000);
+
+	describe('Sample Block, as a user tries it: set in the trigger\'s panel, then "Execute step"', () => {
+		const TRIGGER = 'Stacks Hooks Trigger';
+		/** The copy's own webhook, so that its test URL is not the example's. */
+		const SAMPLE_WEBHOOK_ID = '0d6c1f5e-7a92-4b38-9e41-3c8b2a5f6d70';
+		/** Blocks no other case injects: one with prints of the watched contract, one without. */
+		const SAMPLE_HEIGHT = 30;
+		const NO_MATCH_HEIGHT = 31;
+		/** How long a user would wait for the output (or the message) after clicking. */
+		const SETTLE_MS = 15_000;
+		/** After it settled, how long the editor must stay so (a late answer or push message could flip it back). */
+		const STAYS_MS = 1_500;
+		const SAMPLE_INPUT = '[data-test-id=ndv] [data-test-id=parameter-input-sampleBlock] input';
+		const EXECUTE_BUTTON = '[data-test-id=ndv] [data-test-id=node-execute-button]';
+		let workflowId: string;
+		let traffic: TrafficRecorder;
+
+		beforeAll(async () => {
+			// The print example, activated above, would be delivered the sample block at once: its production
+			// hook matches. Deactivated, the block is only stored, as an older block on the chain is.
+			const example = imported.get('contractPrints')!.id;
+			if ((await n8n.api.getWorkflow(example)).active) await n8n.api.deactivate(example);
+			// A copy of the example (own name and webhook), so the example itself stays as shipped.
+			const copy = loadExample('contractPrints', credential);
+			copy.name = `${copy.name} (Sample Block)`;
+			copy.nodes[0].webhookId = SAMPLE_WEBHOOK_ID;
+			workflowId = (await n8n.api.createWorkflow(copy)).id;
+			const stored = await emu.injectBlock({
+				height: SAMPLE_HEIGHT,
+				transactions: [
+					{ kind: 'contract_log', sender: BOB, contractIdentifier: WATCHED, topic: 'print', value: '(tuple (event "mint") (amount u100))' },
+					{ kind: 'stx_transfer', sender: BOB, recipient: CAROL, amount: 3_000_000 },
+					{ kind: 'contract_log', sender: CAROL, contractIdentifier: OTHER_CONTRACT, topic: 'print', value: '(tuple (event "mint") (amount u999))' },
+					{ kind: 'contract_log', sender: CAROL, contractIdentifier: WATCHED, topic: 'print', value: '(tuple (event "burn") (amount u40))' },
+				],
+			});
+			const storedNoMatch = await emu.injectBlock({
+				height: NO_MATCH_HEIGHT,
+				transactions: [
+					{ kind: 'contract_log', sender: CAROL, contractIdentifier: OTHER_CONTRACT, topic: 'print', value: '(tuple (event "mint") (amount u7))' },
+					{ kind: 'stx_transfer', sender: BOB, recipient: CAROL, amount: 1_000_000 },
+				],
+			});
+			expect([...stored, ...storedNoMatch]).toEqual([]); // no active hook matched: stored only
+			traffic = recordTraffic(browser.page); // from the next navigation on, the push messages too
+		}, 60_000);
+
+		afterAll(() => traffic?.stop());
+
+		/** What the editor shows of listening: the trigger panel's "Listening for test event", the Stop Listening button, the canvas's waiting stop button. */
+		async function listeningShown(page: Page): Promise<string[]> {
+			const shown: string[] = [];
+			if (await page.locator('[data-test-id=trigger-listening]').filter({ visible: true }).count()) shown.push('trigger-listening panel');
+			if (await page.getByText('Listening for test event').filter({ visible: true }).count()) shown.push('"Listening for test event"');
+			if (await page.getByText('Stop Listening').filter({ visible: true }).count()) shown.push('"Stop Listening" button');
+			if (await page.locator('[data-test-id=stop-execution-waiting-for-webhook-button]').filter({ visible: true }).count()) shown.push('canvas\'s waiting-for-webhook stop button');
+			return shown;
+		}
+
+		const itemsCount = (page: Page) => page.locator(`${OUTPUT_PANEL} [data-test-id=ndv-items-count]`).filter({ visible: true });
+
+		/** Polls `state` until `done` holds of it or `ms` passed; the last state read. */
+		async function pollUntil<T>(state: () => Promise<T>, done: (value: T) => boolean, ms: number): Promise<{ value: T; ok: boolean; afterMs: number }> {
+			const started = Date.now();
+			for (;;) {
+				const value = await state();
+				if (done(value)) return { value, ok: true, afterMs: Date.now() - started };
+				if (Date.now() - started > ms) return { value, ok: false, afterMs: Date.now() - started };
+				await sleep(100);
+			}
+		}
+
+		/** The order of the run request's answer and the execution's push messages, for the log and for failures. */
+		function runTimeline(): string {
+			const run = traffic.events.find((event) => event.kind === 'response' && /^POST \/rest\/workflows\/[^/]+\/run /.test(event.what));
+			const push = (type: string) => traffic.events.find((event) => event.kind === 'push' && event.what === type);
+			const received = push('testWebhookReceived');
+			const parts = [
+				`run answered +${run?.at ?? '?'} ms`,
+				`testWebhookReceived +${received?.at ?? '?'} ms`,
+				`executionStarted +${push('executionStarted')?.at ?? '?'} ms`,
+				`executionFinished +${push('executionFinished')?.at ?? '?'} ms`,
+			];
+			const order = run && received ? (run.at < received.at ? `answer ${received.at - run.at} ms before the push` : `push ${run.at - received.at} ms BEFORE the answer`) : 'order unknown';
+			return `${parts.join(', ')} (${order})`;
+		}
+
+		/** Closes n8n's toasts ("Node executed successfully"), so the picture shows the panel alone. */
+		async function closeToasts(page: Page): Promise<void> {
+			const close = page.locator('.el-notification .el-notification__closeBtn').filter({ visible: true });
+			for (let tries = 0; tries < 5 && (await close.count()) > 0; tries++) {
+				await close.first().click({ timeout: 2_000 }).catch(() => undefined);
+				await page.waitForTimeout(400); // its fade-out
+			}
+		}
+
+		async function setSampleBlock(page: Page, height: number): Promise<void> {
+			const input = page.locator(SAMPLE_INPUT);
+			await input.scrollIntoViewIfNeeded();
+			await input.click();
+			await input.press('ControlOrMeta+a');
+			await input.pressSequentially(String(height), { delay: 30 });
+			await input.press('Tab');
+			await page.waitForTimeout(500); // n8n applies a parameter's value debounced
+			expect(await input.inputValue()).toBe(String(height));
+		}
+
+		/** Clicks "Execute step" in the trigger's panel; the time of the click. */
+		async function clickExecute(page: Page): Promise<number> {
+			traffic.reset();
+			const button = page.locator(EXECUTE_BUTTON);
+			expect((await button.innerText()).trim()).toMatch(/^(Execute step|Listen for test event)$/);
+			await button.click();
+			return Date.now();
+		}
+
+		async function failWith(what: string, name: string): Promise<never> {
+			await screenshot(browser, name);
+			throw new Error(`${what}\n${runTimeline()}\npage traffic since the click:\n${traffic.lines().join('\n')}\n(screenshot: test/artifacts/${name})`);
+		}
+
+		it('shows the block\'s prints as the trigger\'s output within seconds, and stops listening: three listens in a row', async () => {
+			const { page } = browser;
+			await openWorkflow(page, n8n.baseUrl, workflowId);
+			await openNodePanel(page, TRIGGER);
+			await setSampleBlock(page, SAMPLE_HEIGHT);
+			const evaluations = () => emu.requests.filter((request) => request.method === 'POST' && request.path.endsWith('/evaluate')).length;
+
+			for (let attempt = 1; attempt <= 3; attempt++) {
+				const evaluatedBefore = evaluations();
+				const clickedAt = await clickExecute(page);
+				const settled = await pollUntil(
+					async () => ({ listening: await listeningShown(page), items: (await itemsCount(page).allInnerTexts()).join(' ') }),
+					({ listening, items }) => listening.length === 0 && /\b2 items\b/.test(items) && traffic.events.some((event) => event.what === 'executionFinished'),
+					SETTLE_MS - (Date.now() - clickedAt),
+				);
+				const afterMs = Date.now() - clickedAt;
+				if (!settled.ok) {
+					await failWith(
+						`listen ${attempt}: ${afterMs} ms after the click the editor shows ${JSON.stringify(settled.value)} (listening: ${settled.value.listening.join(', ') || 'none'})`,
+						`sample-block-stuck-${attempt}.png`,
+					);
+				}
+				console.log(`Sample Block in the editor, listen ${attempt}: output shown and listening over ${afterMs} ms after the click; ${runTimeline()}`);
+				// It stays so: no late answer puts the editor back to listening.
+				await sleep(STAYS_MS);
+				const later = await listeningShown(page);
+				if (later.length) await failWith(`listen ${attempt}: ${STAYS_MS} ms after the output came, the editor shows ${later.join(', ')} again`, `sample-block-stuck-${attempt}.png`);
+				expect(evaluations()).toBe(evaluatedBefore + 1); // this listen's test hook, evaluated against the sample block
+
+				// This listen's test execution: the two prints of the watched contract, in block order, decoded.
+				const executions = await n8n.api.waitForExecutions(workflowId, attempt, { timeoutMs: 10_000 });
+				expect(executions).toHaveLength(attempt);
+				const items = executions[attempt - 1].data?.resultData?.runData?.[TRIGGER]?.[0]?.data?.main?.[0]?.map((item) => item.json);
+				expect(items).toEqual([
+					expect.objectContaining({ contractIdentifier: WATCHED, value: { event: 'mint', amount: '100' }, sender: BOB, blockHeight: SAMPLE_HEIGHT }),
+					expect.objectContaining({ contractIdentifier: WATCHED, value: { event: 'burn', amount: '40' }, sender: CAROL, blockHeight: SAMPLE_HEIGHT }),
+				]);
+
+				// What the output panel shows of it: 2 items, the first print's value decoded (the JSON view
+				// renders only the lines in sight).
+				expect(await itemsCount(page).innerText()).toContain('2 items');
+				await page.click(`${OUTPUT_PANEL} [data-test-id=radio-button-json]`);
+				const shown = (path: string) => page.locator(`${OUTPUT_PANEL} .vjs-value [data-path="[0].${path}"]`);
+				await shown('value.event').waitFor({ timeout: 10_000 });
+				const expected: Record<string, unknown> = { contractIdentifier: WATCHED, 'value.event': 'mint', 'value.amount': '100', sender: BOB, blockHeight: SAMPLE_HEIGHT };
+				for (const [path, value] of Object.entries(expected)) {
+					expect(await shown(path).isVisible()).toBe(true);
+					expect(await shown(path).innerText()).toBe(JSON.stringify(value));
+				}
+			}
+
+			// The picture: Sample Block set in the parameters, the block's prints beside it.
+			await page.locator(SAMPLE_INPUT).scrollIntoViewIfNeeded();
+			expect(await page.locator(SAMPLE_INPUT).isVisible()).toBe(true);
+			await closeToasts(page);
+			await screenshot(browser, 'sample-block.png', true);
+		}, 120_000);
+
+		it('says so when the Sample Block has no print of the contract, and stops listening', async () => {
+			const { page } = browser;
+			await openWorkflow(page, n8n.baseUrl, workflowId); // afresh, whatever the case above left
+			await openNodePanel(page, TRIGGER);
+			await setSampleBlock(page, NO_MATCH_HEIGHT);
+			const executionsBefore = (await n8n.api.executions({ workflowId })).length;
+			const clickedAt = await clickExecute(page);
+			const message = `No event in block ${NO_MATCH_HEIGHT} matches this trigger's filters`;
+			const settled = await pollUntil(
+				async () => ({ listening: await listeningShown(page), message: await page.getByText(message).filter({ visible: true }).count() }),
+				({ listening, message: shown }) => listening.length === 0 && shown > 0,
+				SETTLE_MS,
+			);
+			const afterMs = Date.now() - clickedAt;
+			if (!settled.ok) {
+				await failWith(`no match: ${afterMs} ms after the click the editor shows ${JSON.stringify(settled.value)} (message "${message}" shown ${settled.value.message} times)`, 'sample-block-no-match-stuck.png');
+			}
+			console.log(`Sample Block in the editor, no match: message shown and listening over ${afterMs} ms after the click`);
+			await sleep(STAYS_MS);
+			expect(await listeningShown(page)).toEqual([]);
+			await screenshot(browser, 'sample-block-no-match.png'); // the toast, slid in
+			expect((await n8n.api.executions({ workflowId })).length).toBe(executionsBefore); // no test execution
+			await closeNodePanel(page);
+		}, 60_000);
+	});
 
 	it('opens the action node\'s panel: Resource, Operation and the Register fields', async () => {
 		const { page } = browser;
