@@ -11,17 +11,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { checkDelivery, type DeliveryPayload } from '../../emulator';
 import { delivery, mutatedDelivery } from '../../support/deliveryArbitraries';
-import {
-	CONSUMER_SECRET,
-	credentialsFor,
-	credentialTypes,
-	emu,
-	activateTrigger,
-	runWebhook,
-	triggerParameters,
-	triggerNode,
-	useEmulator,
-} from '../../support/engine/fixtures';
+import { activateTrigger, deliverToTrigger, triggerParameters, useEmulator } from '../../support/engine/fixtures';
 import { propertyParameters, replayHint } from '../../support/properties';
 
 useEmulator();
@@ -38,16 +28,7 @@ beforeAll(async () => {
 	activated = await activateTrigger();
 });
 
-const post = (body: unknown) =>
-	runWebhook({
-		nodeType: triggerNode,
-		credentialTypes,
-		credentials: credentialsFor(emu),
-		parameters,
-		headers: { 'content-type': 'application/json', 'x-hook-consumer-secret': CONSUMER_SECRET },
-		body,
-		staticData: activated,
-	});
+const post = (body: unknown) => deliverToTrigger(body, activated, parameters);
 
 /** The items a delivery must give, written from the payload's documented fields (README, "What an item looks like"). */
 function expectedItems(payload: DeliveryPayload): IDataObject[] {

@@ -20,17 +20,7 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { type ClarityJson, clarityToJson } from '../../../nodes/StacksHooksTrigger/clarityValue';
 import { eventFilterSchema, EVENT_TYPES, toEventFilters } from '../../../nodes/shared/eventFilters';
 import { type Block, checkDelivery, type DeliveryPayload, type EventFilter, makeBlock, matchingTransactions, type Transaction, type TxInput } from '../../emulator';
-import {
-	CONSUMER_SECRET,
-	credentialsFor,
-	credentialTypes,
-	emu,
-	activateTrigger,
-	runWebhook,
-	triggerParameters,
-	triggerNode,
-	useEmulator,
-} from '../../support/engine/fixtures';
+import { activateTrigger, deliverToTrigger, triggerParameters, useEmulator } from '../../support/engine/fixtures';
 import { propertyParameters, replayHint } from '../../support/properties';
 
 useEmulator();
@@ -505,16 +495,7 @@ describe('One Item per Event', () => {
 		activated = await activateTrigger();
 	});
 
-	const post = (body: unknown, parameters: INodeParameters) =>
-		runWebhook({
-			nodeType: triggerNode,
-			credentialTypes,
-			credentials: credentialsFor(emu),
-			parameters,
-			headers: { 'content-type': 'application/json', 'x-hook-consumer-secret': CONSUMER_SECRET },
-			body,
-			staticData: activated,
-		});
+	const post = (body: unknown, parameters: INodeParameters) => deliverToTrigger(body, activated, parameters);
 
 	it(`outputs, for ${RUNS} generated deliveries and filter sets, exactly the selected events, in order, each field from its source`, async () => {
 		const byType = new Map<string, number>();

@@ -113,6 +113,19 @@ export async function activateTrigger(staticData: IDataObject = {}, opts: Trigge
 	return staticData;
 }
 
+/** A delivery with the account's right secret to the trigger's webhook(), as n8n hands it over after activation. */
+export function deliverToTrigger(body: unknown, staticData: IDataObject, parameters: INodeParameters = triggerParameters()) {
+	return runWebhook({
+		nodeType: triggerNode,
+		credentialTypes,
+		credentials: credentialsFor(emu),
+		parameters,
+		headers: { 'content-type': 'application/json', 'x-hook-consumer-secret': CONSUMER_SECRET },
+		body,
+		staticData,
+	});
+}
+
 /** Registers a hook through the node (fields mode) and returns its record. */
 export async function registerThroughNode(emu: Emulator, name: string, events: INodeParameters = stxTransferFrom(ALICE)) {
 	const { items, error } = await runAction(emu, {
