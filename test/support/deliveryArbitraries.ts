@@ -182,3 +182,18 @@ export const mutatedDelivery: fc.Arbitrary<{ body: unknown; mutation: string }> 
 		}
 		return { body: value === null ? 42 : null, mutation: MUTATIONS[0].name };
 	});
+
+type DeliveredBlock = DeliveryPayload['event']['apply'][number];
+
+/** The fields every item of a block starts with, as README ("What an item looks like") documents them: the oracles' common part. */
+export function expectedBlockFields(payload: DeliveryPayload, direction: 'apply' | 'rollback', block: DeliveredBlock) {
+	return {
+		direction,
+		hookUuid: payload.chainhook.uuid,
+		hookName: payload.chainhook.name ?? null,
+		network: payload.event.network,
+		blockHeight: block.block_identifier.index,
+		blockHash: block.block_identifier.hash,
+		blockTimestamp: block.timestamp,
+	};
+}

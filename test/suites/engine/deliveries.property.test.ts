@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import type { IDataObject } from 'n8n-workflow';
 
 import { checkDelivery, type DeliveryPayload } from '../../emulator';
-import { delivery, mutatedDelivery } from '../../support/deliveryArbitraries';
+import { delivery, expectedBlockFields, mutatedDelivery } from '../../support/deliveryArbitraries';
 import { activateTrigger, deliverToTrigger, triggerParameters, useEmulator } from '../../support/engine/fixtures';
 import { propertyParameters, replayHint } from '../../support/properties';
 
@@ -35,13 +35,7 @@ function expectedItems(payload: DeliveryPayload): IDataObject[] {
 	const blocks = [...payload.event.rollback.map((b) => ['rollback', b] as const), ...payload.event.apply.map((b) => ['apply', b] as const)];
 	return blocks.flatMap(([direction, b]) =>
 		b.transactions.map((tx) => ({
-			direction,
-			hookUuid: payload.chainhook.uuid,
-			hookName: payload.chainhook.name ?? null,
-			network: payload.event.network,
-			blockHeight: b.block_identifier.index,
-			blockHash: b.block_identifier.hash,
-			blockTimestamp: b.timestamp,
+			...expectedBlockFields(payload, direction, b),
 			txHash: tx.transaction_identifier.hash,
 			txType: tx.metadata.type,
 			txStatus: tx.metadata.status,

@@ -21,6 +21,7 @@ import { type ClarityJson, clarityToJson } from '../../../nodes/StacksHooksTrigg
 import { eventFilterSchema, EVENT_TYPES, toEventFilters } from '../../../nodes/shared/eventFilters';
 import { type Block, checkDelivery, type DeliveryPayload, type EventFilter, makeBlock, matchingTransactions, type Transaction, type TxInput } from '../../emulator';
 import { activateTrigger, deliverToTrigger, triggerParameters, useEmulator } from '../../support/engine/fixtures';
+import { expectedBlockFields } from '../../support/deliveryArbitraries';
 import { propertyParameters, replayHint } from '../../support/properties';
 
 useEmulator();
@@ -522,15 +523,7 @@ describe('One Item per Event', () => {
 				];
 				const expected: IDataObject[] = [];
 				for (const [direction, b] of blocks) {
-					const head = {
-						direction,
-						hookUuid: payload.chainhook.uuid,
-						hookName: payload.chainhook.name ?? null,
-						network: payload.event.network,
-						blockHeight: b.block_identifier.index,
-						blockHash: b.block_identifier.hash,
-						blockTimestamp: b.timestamp,
-					};
+					const head = expectedBlockFields(payload, direction, b);
 					for (const tx of b.transactions) {
 						for (const positions of eventsOf(tx)) {
 							seen.events++;
