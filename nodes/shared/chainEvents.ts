@@ -84,12 +84,6 @@ export function movedValue(op: Operation): string | undefined {
 /** The amount's currency of an operation movedValue() gives a value of. */
 const movedCurrency = (op: Operation): Json => (op.amount as Json).currency as Json;
 
-/** The amount's value and currency of an operation that moves value, else undefined. */
-export function amountOf(op: Operation): { value: string; currency: Json } | undefined {
-	const value = movedValue(op);
-	return value === undefined ? undefined : { value, currency: movedCurrency(op) };
-}
-
 // A Map, not an object literal: an operation typed "constructor" or "toString" must not find an inherited member.
 const MOVEMENTS = new Map<string, Action>([
 	['token_transfer', 'transfer'],
