@@ -1,5 +1,4 @@
 import type {
-	IDataObject,
 	IHookFunctions,
 	INodeType,
 	INodeTypeDescription,
@@ -13,17 +12,13 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import '../shared/n8nVersion';
 
 import { CREDENTIAL_TYPE } from '../shared/constants';
-import type { EventFilter } from '../shared/chainEvents';
-import { toEventFilters, triggerOnProperty } from '../shared/eventFilters';
+import { triggerOnProperty } from '../shared/eventFilters';
 import { hookOptionsProperty } from '../shared/hookOptions';
-import { isAuthentic } from './accountSecret';
-import { presentedSecrets } from './consumerSecret';
-import { deliveryToItems, type OutputMode, type RollbackMode } from './delivery';
-import { checkDeliveryShape } from './deliveryShape';
-import { DEFAULT_HEALTH_CHECK_MINUTES, startHealthChecks } from './healthCheck';
-import { checkExists, create, remove } from './lifecycle';
-import { handOverTestDelivery, receiveTestDelivery, testEventResponse } from './manualRun';
-import { sampleBlockProperties } from './sampleBlock';
+import { receiveDelivery } from './delivery/receive';
+import { DEFAULT_HEALTH_CHECK_MINUTES, startHealthChecks } from './hook/healthCheck';
+import { checkExists, create, remove } from './hook/lifecycle';
+import { testEventResponse } from './testEvents/handOver';
+import { sampleBlockProperties } from './testEvents/sampleBlock';
 
 export class StacksHooksTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -122,8 +117,8 @@ export class StacksHooksTrigger implements INodeType {
 
 	/**
 	 * Beside the webhook: n8n runs trigger() for every active workflow, at start-up and on activation, and
-	 * closes it on deactivation. Here it runs the health check (healthCheck.ts). In a test run (manual
-	 * mode) n8n calls it for the node's output instead: it emits the test delivery (manualRun.ts).
+	 * closes it on deactivation. Here it runs the health check (hook/healthCheck.ts). In a test run (manual
+	 * mode) n8n calls it for the node's output instead: it emits the test delivery (testEvents/handOver.ts).
 	 */
 	async trigger(this: ITriggerFunctions): Promise<ITriggerResponse> {
 		return this.getMode() === 'manual' ? testEventResponse(this) : startHealthChecks(this);
@@ -143,44 +138,8 @@ export class StacksHooksTrigger implements INodeType {
 		},
 	};
 
+	/** Each delivery: checked, turned into items and answered (delivery/receive.ts). */
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-		// Refusals, and acceptances that start nothing, are answered here at once. An accepted delivery
-		// that starts an execution is answered by n8n with the returned webhookResponse only once the
-		// execution is saved and (in queue mode) queued: a 200 sent earlier would be lost with the
-		// delivery if n8n stopped in between, and the service would not send it again.
-		const res = this.getResponseObject();
-		const answer = (status: number, body: IDataObject): IWebhookResponseData => {
-			res.status(status).json(body);
-			return { noWebhookResponse: true };
-		};
-
-		// No credential load and no request here unless the secret does not match (see accountSecret.ts).
-		const staticData = this.getWorkflowStaticData('node');
-		const keptBefore = staticData.consumerSecret;
-		if (!(await isAuthentic(this, presentedSecrets(this.getHeaderData() as IDataObject)))) {
-			return answer(401, { error: 'Unauthorized', details: 'Missing or wrong consumer secret' });
-		}
-
-		const shape = checkDeliveryShape(this.getBodyData());
-		if (!shape.ok) return answer(400, { error: 'Bad Request', details: `Not a hook delivery: ${shape.problem}` });
-		if (this.getMode() === 'manual') await receiveTestDelivery(this);
-
-		const output = this.getNodeParameter('output', 'transaction') as OutputMode;
-		const items = deliveryToItems(
-			shape.delivery,
-			output,
-			this.getNodeParameter('rollbacks', 'include') as RollbackMode,
-			output === 'event' ? (toEventFilters(this.getNodeParameter('events', {}) as IDataObject) as unknown as EventFilter[]) : [],
-		);
-		const accepted = { received: true, items: items.length };
-		// Nothing left to output (e.g. only rollbacks, ignored): no execution.
-		if (items.length === 0) return answer(200, accepted);
-		const workflowData = [this.helpers.returnJsonArray(items)];
-		if (this.getMode() === 'manual') handOverTestDelivery(this, workflowData);
-		// n8n saves what webhook() changed in the static data (here: a secret read again after a
-		// rotation) only when the node has answered before the execution starts; this one delivery is
-		// answered at once, every other after its execution is queued.
-		if (staticData.consumerSecret !== keptBefore) return { ...answer(200, accepted), workflowData };
-		return { webhookResponse: accepted, workflowData };
+		return await receiveDelivery(this);
 	}
 }

@@ -17,7 +17,7 @@
 import fc from 'fast-check';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { type ClarityJson, clarityToJson } from '../../../nodes/StacksHooksTrigger/clarityValue';
+import { type ClarityJson, clarityToJson } from '../../../nodes/StacksHooksTrigger/items/clarityValue';
 import { eventFilterSchema, EVENT_TYPES, toEventFilters } from '../../../nodes/shared/eventFilters';
 import { type Block, checkDelivery, type DeliveryPayload, type EventFilter, makeBlock, matchingTransactions, type Transaction, type TxInput } from '../../emulator';
 import { activateTrigger, deliverToTrigger, triggerParameters, useEmulator } from '../../support/engine/fixtures';

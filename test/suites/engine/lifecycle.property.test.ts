@@ -25,8 +25,8 @@ import fc from 'fast-check';
 import { randomBytes } from 'node:crypto';
 import type { IDataObject, INodeParameters, ITriggerFunctions } from 'n8n-workflow';
 
-import { secretDigest } from '../../../nodes/StacksHooksTrigger/consumerSecret';
-import { checkHookHealth, type HealthCheckOutcome } from '../../../nodes/StacksHooksTrigger/healthCheck';
+import { secretDigest } from '../../../nodes/StacksHooksTrigger/delivery/consumerSecret';
+import { checkHookHealth, type HealthCheckOutcome } from '../../../nodes/StacksHooksTrigger/hook/healthCheck';
 import { type HookRecord, makeBlock } from '../../emulator';
 import {
 	ALICE,

@@ -10,15 +10,14 @@
  */
 import type { IHookFunctions, ITriggerFunctions, IWebhookFunctions } from 'n8n-workflow';
 
+import { nodeKey } from '../nodeKey';
+
 const busy = new Map<string, Promise<unknown>>();
 
-function keyOf(ctx: IHookFunctions | ITriggerFunctions | IWebhookFunctions): string {
-	return `${ctx.getWorkflow().id ?? ''}\u0000${ctx.getNode().id}`;
-}
 
 /** Runs `work` once the node's current turn, if any, has ended (lifecycle methods wait). */
 export async function inTurn<T>(ctx: IHookFunctions | ITriggerFunctions, work: () => Promise<T>): Promise<T> {
-	const key = keyOf(ctx);
+	const key = nodeKey(ctx);
 	for (let current = busy.get(key); current; current = busy.get(key)) await current.catch(() => undefined);
 	const turn = work();
 	busy.set(key, turn);
@@ -31,13 +30,13 @@ export async function inTurn<T>(ctx: IHookFunctions | ITriggerFunctions, work: (
 
 /** Runs `work` only if nothing else holds the node's turn; undefined when it was skipped (health checks). */
 export async function ifFree<T>(ctx: IHookFunctions | ITriggerFunctions, work: () => Promise<T>): Promise<T | undefined> {
-	if (busy.has(keyOf(ctx))) return undefined;
+	if (busy.has(nodeKey(ctx))) return undefined;
 	return await inTurn(ctx, work);
 }
 
 /** Resolves once the node's current turn, if any, has ended, without taking one; true when there was one to wait for. */
 export async function afterCurrentTurn(ctx: IWebhookFunctions): Promise<boolean> {
-	const key = keyOf(ctx);
+	const key = nodeKey(ctx);
 	let waited = false;
 	for (let current = busy.get(key); current; current = busy.get(key)) {
 		waited = true;

@@ -9,15 +9,15 @@
 import type { IDataObject, IHookFunctions, ITriggerFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { buildDefinition } from '../shared/definition';
-import { type BlockRef, deleteHook, getHook, listHooks, registerHook, setHookEnabled } from '../shared/api/hookEndpoints';
-import { isHttpsUrl } from '../shared/constants';
-import type { Definition, Hook } from '../shared/schemas';
-import { type Connection, getConnection } from '../shared/transport/connection';
-import { asNodeError, isNotFound } from '../shared/transport/errors';
-import { keepSecret } from './accountSecret';
-import { inTurn } from './nodeTurns';
-import { listeningSample, replaySampleBlock } from './sampleBlock';
+import { buildDefinition } from '../../shared/definition';
+import { type BlockRef, deleteHook, getHook, listHooks, registerHook, setHookEnabled } from '../../shared/api/hookEndpoints';
+import { isHttpsUrl } from '../../shared/constants';
+import type { Definition, Hook } from '../../shared/schemas';
+import { type Connection, getConnection } from '../../shared/transport/connection';
+import { asNodeError, isNotFound } from '../../shared/transport/errors';
+import { keepSecret } from '../delivery/accountSecret';
+import { inTurn } from './turns';
+import { listeningSample, replaySampleBlock } from '../testEvents/sampleBlock';
 
 /** The contexts that handle the node's hook: its webhook methods, and its trigger() (the health check). */
 export type HookOwner = IHookFunctions | ITriggerFunctions;

@@ -17,9 +17,9 @@
  */
 import type { IDataObject, IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
 
-import { getSecret, rotateSecret } from '../shared/api/secretEndpoints';
-import { type Connection, getConnection } from '../shared/transport/connection';
-import type { RequestContext } from '../shared/transport/context';
+import { getSecret, rotateSecret } from '../../shared/api/secretEndpoints';
+import { type Connection, getConnection } from '../../shared/transport/connection';
+import type { RequestContext } from '../../shared/transport/context';
 import { matchesDigest, secretDigest } from './consumerSecret';
 
 /** The least time between two reads of the secret caused by deliveries, per trigger node. */

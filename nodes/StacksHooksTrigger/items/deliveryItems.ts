@@ -7,8 +7,8 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import type { EventFilter } from '../shared/chainEvents';
-import type { DeliveredBlock, DeliveredTransaction, Delivery } from './deliveryShape';
+import type { EventFilter } from '../../shared/chainEvents';
+import type { DeliveredBlock, DeliveredTransaction, Delivery } from '../delivery/shape';
 import { type ItemHead as Head, pushEventItems } from './eventItems';
 
 export type OutputMode = 'transaction' | 'event' | 'block' | 'delivery';

@@ -7,11 +7,11 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { asRecord, type ChainEvent, type EventFilter, eventMatches, movedValue, textOf, transactionEvents } from '../shared/chainEvents';
+import { asRecord, type ChainEvent, type EventFilter, eventMatches, movedValue, textOf, transactionEvents } from '../../shared/chainEvents';
 import { clarityToJson } from './clarityValue';
-import type { DeliveredTransaction } from './deliveryShape';
+import type { DeliveredTransaction } from '../delivery/shape';
 
-/** The block and delivery fields every item starts with (delivery.ts). */
+/** The block and delivery fields every item starts with (deliveryItems.ts). */
 export interface ItemHead {
 	direction: 'apply' | 'rollback';
 	hookUuid: string;

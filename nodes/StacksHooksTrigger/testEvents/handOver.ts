@@ -12,7 +12,8 @@
 import type { IHookFunctions, INodeExecutionData, ITriggerFunctions, ITriggerResponse, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
-import { afterCurrentTurn } from './nodeTurns';
+import { afterCurrentTurn } from '../hook/turns';
+import { nodeKey } from '../nodeKey';
 
 /** A hand-over not taken within this time is dropped (its execution never started). */
 const KEEP_MS = 60_000;
@@ -23,15 +24,12 @@ const handedOver = new Map<string, { data: INodeExecutionData[][]; at: number }>
 /** When each node last received a test delivery (a Sample Block replay waits for it: sampleBlock.ts). */
 const arrivals = new Map<string, number>();
 
-function keyOf(ctx: IWebhookFunctions | ITriggerFunctions | IHookFunctions): string {
-	return `${ctx.getWorkflow().id ?? ''}\u0000${ctx.getNode().id}`;
-}
 
 /** webhook(), in manual mode: keeps the items the test execution is about to start with. */
 export function handOverTestDelivery(ctx: IWebhookFunctions, data: INodeExecutionData[][]): void {
 	const now = Date.now();
 	for (const [key, entry] of handedOver) if (now - entry.at > KEEP_MS) handedOver.delete(key);
-	handedOver.set(keyOf(ctx), { data, at: now });
+	handedOver.set(nodeKey(ctx), { data, at: now });
 }
 
 /**
@@ -43,20 +41,20 @@ export function handOverTestDelivery(ctx: IWebhookFunctions, data: INodeExecutio
 export async function receiveTestDelivery(ctx: IWebhookFunctions): Promise<void> {
 	const now = Date.now();
 	for (const [key, at] of arrivals) if (now - at > KEEP_MS) arrivals.delete(key);
-	arrivals.set(keyOf(ctx), now);
+	arrivals.set(nodeKey(ctx), now);
 	if (await afterCurrentTurn(ctx)) await sleep(ANSWER_FIRST_MS);
 }
 
 /** Whether this n8n process handed over a test delivery for the node at or after `since`. */
 export function testDeliveryArrivedSince(ctx: IHookFunctions, since: number): boolean {
-	return (arrivals.get(keyOf(ctx)) ?? -Infinity) >= since;
+	return (arrivals.get(nodeKey(ctx)) ?? -Infinity) >= since;
 }
 
 /** trigger(), in manual mode: emits the test delivery's items. */
 export function testEventResponse(ctx: ITriggerFunctions): ITriggerResponse {
 	return {
 		manualTriggerFunction: async () => {
-			const key = keyOf(ctx);
+			const key = nodeKey(ctx);
 			const entry = handedOver.get(key);
 			handedOver.delete(key);
 			if (!entry) {

@@ -11,11 +11,11 @@
 import type { IDataObject, IHookFunctions, INode, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
-import { type BlockRef, evaluateHook, getHook } from '../shared/api/hookEndpoints';
-import type { Hook } from '../shared/schemas';
-import type { Connection } from '../shared/transport/connection';
-import { asNodeError } from '../shared/transport/errors';
-import { testDeliveryArrivedSince } from './manualRun';
+import { type BlockRef, evaluateHook, getHook } from '../../shared/api/hookEndpoints';
+import type { Hook } from '../../shared/schemas';
+import type { Connection } from '../../shared/transport/connection';
+import { asNodeError } from '../../shared/transport/errors';
+import { testDeliveryArrivedSince } from './handOver';
 
 /** How long listening waits for the outcome of the evaluation before it gives up with a message. */
 export const WAIT_MS = 20_000;

@@ -16,10 +16,10 @@
 import type { ITriggerFunctions, ITriggerResponse } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { getHook } from '../shared/api/hookEndpoints';
-import type { Hook } from '../shared/schemas';
-import { backgroundConnection } from '../shared/transport/connection';
-import { asNodeError, isNotFound } from '../shared/transport/errors';
+import { getHook } from '../../shared/api/hookEndpoints';
+import type { Hook } from '../../shared/schemas';
+import { backgroundConnection } from '../../shared/transport/connection';
+import { asNodeError, isNotFound } from '../../shared/transport/errors';
 import {
 	desiredDefinition,
 	ensureDelivering,
@@ -32,7 +32,7 @@ import {
 	stored,
 	whyNotDelivering,
 } from './lifecycle';
-import { ifFree } from './nodeTurns';
+import { ifFree } from './turns';
 
 export const DEFAULT_HEALTH_CHECK_MINUTES = 5;
 /** After n8n starts: soon, spread so that many workflows do not all call at once. */

@@ -1,0 +1,56 @@
+/**
+ * A delivery from the service, as webhook() receives it: the consumer secret checked
+ * (accountSecret.ts), then the shape (shape.ts), then the items made (../items/) and the answer
+ * chosen. Nothing unchecked starts an execution: a wrong or missing secret is answered 401, a body
+ * that is not a delivery 400, and neither starts anything.
+ */
+import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+
+import type { EventFilter } from '../../shared/chainEvents';
+import { toEventFilters } from '../../shared/eventFilters';
+import { deliveryToItems, type OutputMode, type RollbackMode } from '../items/deliveryItems';
+import { handOverTestDelivery, receiveTestDelivery } from '../testEvents/handOver';
+import { isAuthentic } from './accountSecret';
+import { presentedSecrets } from './consumerSecret';
+import { checkDeliveryShape } from './shape';
+
+export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookResponseData> {
+	// Refusals, and acceptances that start nothing, are answered here at once. An accepted delivery
+	// that starts an execution is answered by n8n with the returned webhookResponse only once the
+	// execution is saved and (in queue mode) queued: a 200 sent earlier would be lost with the
+	// delivery if n8n stopped in between, and the service would not send it again.
+	const res = ctx.getResponseObject();
+	const answer = (status: number, body: IDataObject): IWebhookResponseData => {
+		res.status(status).json(body);
+		return { noWebhookResponse: true };
+	};
+
+	// No credential load and no request here unless the secret does not match (see accountSecret.ts).
+	const staticData = ctx.getWorkflowStaticData('node');
+	const keptBefore = staticData.consumerSecret;
+	if (!(await isAuthentic(ctx, presentedSecrets(ctx.getHeaderData() as IDataObject)))) {
+		return answer(401, { error: 'Unauthorized', details: 'Missing or wrong consumer secret' });
+	}
+
+	const shape = checkDeliveryShape(ctx.getBodyData());
+	if (!shape.ok) return answer(400, { error: 'Bad Request', details: `Not a hook delivery: ${shape.problem}` });
+	if (ctx.getMode() === 'manual') await receiveTestDelivery(ctx);
+
+	const output = ctx.getNodeParameter('output', 'transaction') as OutputMode;
+	const items = deliveryToItems(
+		shape.delivery,
+		output,
+		ctx.getNodeParameter('rollbacks', 'include') as RollbackMode,
+		output === 'event' ? (toEventFilters(ctx.getNodeParameter('events', {}) as IDataObject) as unknown as EventFilter[]) : [],
+	);
+	const accepted = { received: true, items: items.length };
+	// Nothing left to output (e.g. only rollbacks, ignored): no execution.
+	if (items.length === 0) return answer(200, accepted);
+	const workflowData = [ctx.helpers.returnJsonArray(items)];
+	if (ctx.getMode() === 'manual') handOverTestDelivery(ctx, workflowData);
+	// n8n saves what webhook() changed in the static data (here: a secret read again after a
+	// rotation) only when the node has answered before the execution starts; this one delivery is
+	// answered at once, every other after its execution is queued.
+	if (staticData.consumerSecret !== keptBefore) return { ...answer(200, accepted), workflowData };
+	return { webhookResponse: accepted, workflowData };
+}

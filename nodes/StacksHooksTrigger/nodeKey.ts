@@ -1,0 +1,11 @@
+/**
+ * What the trigger keeps in memory in this n8n process is kept per node of a workflow: whose turn it
+ * is (hook/turns.ts) and a test delivery handed over to its test run (testEvents/handOver.ts). This
+ * is the one key they share, so both speak of the same node.
+ */
+import type { IHookFunctions, ITriggerFunctions, IWebhookFunctions } from 'n8n-workflow';
+
+/** The key of the node `ctx` runs for: its workflow's id and its own id (a workflow may hold several triggers). */
+export function nodeKey(ctx: IHookFunctions | ITriggerFunctions | IWebhookFunctions): string {
+	return `${ctx.getWorkflow().id ?? ''}\u0000${ctx.getNode().id}`;
+}
