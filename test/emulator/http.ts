@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: it runs in Node, not inside n8n (README, Development) */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: it runs in Node, not inside n8n (CONTRIBUTING.md, Commands) */
 /** Small HTTP helpers shared by the API and the control endpoints. */
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 

@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: it runs in Node, not inside n8n (README, Development) */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: it runs in Node, not inside n8n (CONTRIBUTING.md, Commands) */
 import type { IncomingHttpHeaders } from 'node:http';
 
 import type { Chainhook, ChainhookEvent, ChainhookNetwork } from '@hirosystems/chainhooks-client/schemas';

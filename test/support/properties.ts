@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code: it runs in Node, not inside n8n (README, Development) */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code: it runs in Node, not inside n8n (CONTRIBUTING.md, Commands) */
 /**
  * Seeds for fast-check properties: random by default, `FC_SEED=<n>` replays a run. fast-check
  * prints the seed and the failing path of any failure; `FC_RUNS_FACTOR` scales every run count

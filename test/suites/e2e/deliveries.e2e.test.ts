@@ -1,4 +1,4 @@
-/* eslint-disable no-console, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-hardcoded-secrets -- test code: it runs in Node, not inside n8n (README, Development) */
+/* eslint-disable no-console, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-hardcoded-secrets -- test code: it runs in Node, not inside n8n (CONTRIBUTING.md, Commands) */
 /**
  * Generated deliveries through a real n8n (the selected version): 1,000 valid ones and 1,000 with a broken part,
  * from the same arbitraries as the engine's property suite (test/support/deliveryArbitraries.ts),

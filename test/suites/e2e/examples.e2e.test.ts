@@ -1,4 +1,4 @@
-/* eslint-disable no-console, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-hardcoded-secrets -- test code: it runs in Node, not inside n8n (README, Development) */
+/* eslint-disable no-console, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-hardcoded-secrets -- test code: it runs in Node, not inside n8n (CONTRIBUTING.md, Commands) */
 /**
  * The example workflows of test/examples/workflows/, each imported into one
  * real n8n (the selected version, see hosts/versions.ts; HTTPS, the packed package installed as n8n installs
@@ -278,14 +278,18 @@ describe('rotate-consumer-secret.json', () => {
 
 /* ------------------------------------------------------------------------------------------ */
 
-/** Saves a screenshot in test/artifacts/; the README's copies in test/examples/screenshots/ are written when missing or with UPDATE_SCREENSHOTS=1. */
+/**
+ * Saves a screenshot in test/artifacts/ and, for the README's pictures, in test/examples/screenshots/
+ * too: every run of the browser check draws them anew from the current code, so the README cannot
+ * show an editor or an item the code no longer makes (commit them when they changed).
+ */
 async function screenshot(browser: EditorBrowser, name: string, forReadme = false): Promise<void> {
 	fs.mkdirSync(ARTIFACTS, { recursive: true });
 	const file = path.join(ARTIFACTS, name);
 	await browser.page.mouse.move(1, 1); // no hover effects in the picture
 	await browser.page.screenshot({ path: file });
 	const readmeCopy = path.join(README_SCREENSHOTS, name);
-	if (forReadme && (process.env.UPDATE_SCREENSHOTS === '1' || !fs.existsSync(readmeCopy))) {
+	if (forReadme) {
 		fs.mkdirSync(README_SCREENSHOTS, { recursive: true });
 		fs.copyFileSync(file, readmeCopy);
 	}

@@ -1,4 +1,4 @@
-/* eslint-disable no-console, @n8n/community-nodes/no-restricted-imports -- test code: it runs in Node, not inside n8n (README, Development) */
+/* eslint-disable no-console, @n8n/community-nodes/no-restricted-imports -- test code: it runs in Node, not inside n8n (CONTRIBUTING.md, Commands) */
 /**
  * Smoke test of the end-to-end harness itself, against the selected real n8n on its Node:
  * provisioning, HTTPS with a generated self-signed pair, owner + API key, a Webhook workflow

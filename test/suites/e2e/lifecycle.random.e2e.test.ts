@@ -1,4 +1,4 @@
-/* eslint-disable no-console, @n8n/community-nodes/no-restricted-imports -- test code: it runs in Node, not inside n8n (README, Development) */
+/* eslint-disable no-console, @n8n/community-nodes/no-restricted-imports -- test code: it runs in Node, not inside n8n (CONTRIBUTING.md, Commands) */
 /**
  * Random lifecycles of the trigger in a real n8n (the selected version), each with a SIGKILL of n8n (and its task
  * runners) at a random moment while it activates or deactivates the workflow, then a start on the

@@ -1,4 +1,4 @@
-/* eslint-disable no-console, @n8n/community-nodes/no-restricted-imports -- test code: it runs in Node, not inside n8n (README, Development) */
+/* eslint-disable no-console, @n8n/community-nodes/no-restricted-imports -- test code: it runs in Node, not inside n8n (CONTRIBUTING.md, Commands) */
 /**
  * Both nodes in n8n's queue mode (the selected n8n, see hosts/versions.ts): real Redis and PostgreSQL, one main process, two
  * webhook processes behind a load balancer and two workers (queue.ts). The main process

@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: it runs in Node, not inside n8n (README, Development) */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: it runs in Node, not inside n8n (CONTRIBUTING.md, Commands) */
 /** Shared by the emulator's tests: a webhook receiver, an API caller, sample addresses and definitions. */
 import http, { type IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';

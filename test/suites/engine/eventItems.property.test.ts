@@ -1,4 +1,4 @@
-/* eslint-disable no-console -- test code: it runs in Node, not inside n8n (README, Development) */
+/* eslint-disable no-console -- test code: it runs in Node, not inside n8n (CONTRIBUTING.md, Commands) */
 /**
  * Properties of the trigger's "One Item per Event" output, through n8n-core's webhook context,
  * over generated blocks of every event type (every transaction kind the emulator builds, failed

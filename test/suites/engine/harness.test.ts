@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error, @n8n/community-nodes/credential-password-field -- test code: it runs in Node, not inside n8n (README, Development) */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error, @n8n/community-nodes/credential-password-field -- test code: it runs in Node, not inside n8n (CONTRIBUTING.md, Commands) */
 /**
  * Proves the engine harness: throwaway node and credential types run through n8n-core against a
  * real local HTTP server.

@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: it runs in Node, not inside n8n (README, Development) */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: it runs in Node, not inside n8n (CONTRIBUTING.md, Commands) */
 /**
  * Self-healing hooks, through n8n-core's real trigger, hook and webhook contexts against the
  * emulator: the health check that trigger() runs for an active workflow, the lifecycle around it,

@@ -1,4 +1,4 @@
-/* eslint-disable no-console, @n8n/community-nodes/require-node-api-error, @n8n/community-nodes/no-hardcoded-secrets -- test code: it runs in Node, not inside n8n (README, Development) */
+/* eslint-disable no-console, @n8n/community-nodes/require-node-api-error, @n8n/community-nodes/no-hardcoded-secrets -- test code: it runs in Node, not inside n8n (CONTRIBUTING.md, Commands) */
 /**
  * The life of one workflow's Stacks Hooks Trigger, as random sequences of what n8n, the service and time do
  * to it, run through n8n-core's real hook, trigger and webhook contexts against the emulator, and checked

@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: it runs in Node, not inside n8n (README, Development) */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: it runs in Node, not inside n8n (CONTRIBUTING.md, Commands) */
 /**
  * The GitHub Actions workflows (.github/workflows) pass actionlint: its syntax, expression, runner
  * label, action input, permissions and job dependency checks, without network. actionlint runs

@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- test code: it runs in Node, not inside n8n (README, Development) */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- test code: it runs in Node, not inside n8n (CONTRIBUTING.md, Commands) */
 /**
  * n8n's public API (`/api/v1`, with an API key) and internal REST API (`/rest`, as the owner with
  * a session cookie), over fetch. undici's own fetch is used because its `dispatcher` carries the

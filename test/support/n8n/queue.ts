@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- test code: it runs in Node, not inside n8n (README, Development) */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- test code: it runs in Node, not inside n8n (CONTRIBUTING.md, Commands) */
 /**
  * n8n's queue mode, for the end-to-end suite, `npm start -- --queue` and the benchmark: real
  * Redis and PostgreSQL (servers.ts), one main process (editor, activation), webhook processes

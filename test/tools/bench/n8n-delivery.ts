@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: it runs in Node, not inside n8n (README, Development) */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: it runs in Node, not inside n8n (CONTRIBUTING.md, Commands) */
 /**
  * Part 1, deliveries inside a real n8n (the selected version on its Node, HTTPS, the packed package installed
  * as n8n installs community packages): the same deliveries posted concurrently to

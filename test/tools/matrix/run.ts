@@ -1,13 +1,13 @@
-/* eslint-disable no-console, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: it runs in Node, not inside n8n (README, Development) */
+/* eslint-disable no-console, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: it runs in Node, not inside n8n (CONTRIBUTING.md, Commands) */
 /**
  * `npm run test:matrix`: every end-to-end suite (test/suites/e2e, but the compatibility smoke
  * test, which only stands in for this) on every n8n version of hosts/versions.ts, one version
  * after another, each on its own host folder (STACKS_HOOKS_N8N=<version>). Writes the table of
- * versions × suites, with the date, to test/tools/matrix/last-run.md and into README.md between
+ * versions × suites, with the date, to test/tools/matrix/last-run.md and into CONTRIBUTING.md between
  * its matrix markers. Exit code 1 when any suite failed on any version.
  *
  *   npm run test:matrix                          every version (about 15 minutes each)
- *   npm run test:matrix -- 1.123.81 1.85.4       only these; the README keeps the other rows
+ *   npm run test:matrix -- 1.123.81 1.85.4       only these; CONTRIBUTING.md keeps the other rows
  */
 import * as fs from 'fs';
 import * as path from 'path';
@@ -20,7 +20,7 @@ import { REPO_DIR } from '../../support/paths';
 /** The browser check's describe block in examples.e2e. */
 const EDITOR = 'the editor, in headless Chromium';
 
-/** The columns: which suites make up each (and, when given, only their tests whose name starts with `tests`, or not with `notTests`), in README order. */
+/** The columns: which suites make up each (and, when given, only their tests whose name starts with `tests`, or not with `notTests`), in the table's order. */
 const COLUMNS: Array<{ title: string; suites: string[]; tests?: string; notTests?: string }> = [
 	{ title: 'Install and load', suites: ['install.e2e', 'harness.e2e'] },
 	{ title: "Trigger's life", suites: ['trigger.e2e'] },
@@ -33,7 +33,8 @@ const COLUMNS: Array<{ title: string; suites: string[]; tests?: string; notTests
 
 const OUT_DIR = path.join(REPO_DIR, '.build', 'matrix');
 const LAST_RUN = path.join(REPO_DIR, 'test', 'tools', 'matrix', 'last-run.md');
-const README = path.join(REPO_DIR, 'README.md');
+/** Where the table is kept: CONTRIBUTING.md, "The version matrix" (the README links to it from Compatibility). */
+const MATRIX_PAGE = path.join(REPO_DIR, 'CONTRIBUTING.md');
 const BEGIN = '<!-- matrix:begin (written by npm run test:matrix) -->';
 const END = '<!-- matrix:end -->';
 
@@ -109,9 +110,9 @@ function firstLine(text: string): string {
 	return (plain.split('\n').find((line) => line.trim() && !/^\s*●/.test(line)) ?? '').trim().slice(0, 200);
 }
 
-/** The table rows README already has, by version (kept for versions not run this time). */
+/** The table rows the page already has, by version (kept for versions not run this time). */
 function previousRows(): Map<string, string> {
-	const text = fs.readFileSync(README, 'utf8');
+	const text = fs.readFileSync(MATRIX_PAGE, 'utf8');
 	const block = text.slice(text.indexOf(BEGIN), text.indexOf(END));
 	const rows = new Map<string, string>();
 	for (const line of block.split('\n')) {
@@ -138,14 +139,14 @@ function writeOut(rows: Row[]): void {
 		...lines,
 	];
 	const block = [BEGIN, ...table, ...(failures.length ? ['', 'Failed in the last run:', '', ...failures] : []), END].join('\n');
-	const readme = fs.readFileSync(README, 'utf8');
-	const start = readme.indexOf(BEGIN);
-	const end = readme.indexOf(END);
-	if (start < 0 || end < start) throw new Error(`README.md has no ${BEGIN} … ${END} block`);
-	fs.writeFileSync(README, readme.slice(0, start) + block + readme.slice(end + END.length));
+	const page = fs.readFileSync(MATRIX_PAGE, 'utf8');
+	const start = page.indexOf(BEGIN);
+	const end = page.indexOf(END);
+	if (start < 0 || end < start) throw new Error(`${path.relative(REPO_DIR, MATRIX_PAGE)} has no ${BEGIN} … ${END} block`);
+	fs.writeFileSync(MATRIX_PAGE, page.slice(0, start) + block + page.slice(end + END.length));
 	const summary = rows.map((row) => `- n8n ${row.version}: ${row.minutes.toFixed(1)} min`).join('\n');
 	fs.writeFileSync(LAST_RUN, `# npm run test:matrix, ${new Date().toISOString()}\n\n${table.join('\n')}\n\n${summary}\n${failures.length ? `\n${failures.join('\n')}\n` : ''}`);
-	console.log(`\n${table.join('\n')}\n${failures.join('\n')}\n\n[matrix] written to README.md (Compatibility) and ${path.relative(REPO_DIR, LAST_RUN)}`);
+	console.log(`\n${table.join('\n')}\n${failures.join('\n')}\n\n[matrix] written to CONTRIBUTING.md (The version matrix) and ${path.relative(REPO_DIR, LAST_RUN)}`);
 }
 
 async function main(): Promise<void> {

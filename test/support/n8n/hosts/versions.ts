@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code: it runs in Node, not inside n8n (README, Development) */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code: it runs in Node, not inside n8n (CONTRIBUTING.md, Commands) */
 /**
  * The n8n versions the package is tested on (README "Compatibility"), one place for them. Each
  * has its own host folder `hosts/n8n-<version>/`: a package.json pinning n8n and the Node that

@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: it runs in Node, not inside n8n (README, Development) */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: it runs in Node, not inside n8n (CONTRIBUTING.md, Commands) */
 /**
  * The floor's community package (see FloorTrigger.node.js), made at bench time in a temporary
  * folder (removed at exit) and packed with `npm pack` like the Stacks package: what n8n installs
