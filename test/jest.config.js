@@ -8,6 +8,10 @@ module.exports = {
 		'^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/test/tsconfig.json' }],
 	},
 	testTimeout: 30000,
+	// Two test files at a time, whatever the machine: the real-n8n suites spend most of their time
+	// waiting on n8n (starts, leases, deliveries), so two of them keep a 2-core machine busy without
+	// starving each other, and a fixed number keeps their timed cases comparable between machines.
+	maxWorkers: 2,
 	// The real-n8n suites last, and n8n provisioned while the others run.
 	testSequencer: '<rootDir>/test/sequencer.js',
 	globalSetup: '<rootDir>/test/head-start.ts',

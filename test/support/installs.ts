@@ -1,0 +1,45 @@
+/**
+ * What the real-n8n suites of a run need installed, started before they run so that they do not
+ * wait for it: the selected n8n's host (2-6 minutes on a fresh machine), Debian's Redis and
+ * PostgreSQL (queue mode) and Chromium (the browser check) in one apt-get run beside it, then the
+ * other n8n versions' hosts for the compatibility smoke test, one after another (the timed cases
+ * failed under three installs at once).
+ *
+ * `npm test` runs this in a process of its own from its first seconds (test/tools/test/run.ts), and
+ * jest's head start (test/head-start.ts) again when jest runs alone. Each suite still asks for what
+ * it needs: a cross-process lock makes it wait for an install under way, and a failed install is
+ * tried again by the suite that needs it, which then reports the error.
+ */
+import { CHROMIUM_PACKAGE } from './browser';
+import { type DebianPackage, ensureDebianPackages } from './debian';
+import { ensureHost } from './n8n/hosts/provision';
+import { N8N_VERSIONS, selectedN8n } from './n8n/hosts/versions';
+import { SERVER_PACKAGES } from './n8n/servers';
+
+/** Installs what the real-n8n suites at `suites` (paths) need; resolves to the failures, each said once to `log`. */
+export async function installForSuites(suites: string[], log: (what: string, msg: string) => void): Promise<string[]> {
+	const failures: string[] = [];
+	const attempt = async (what: string, work: (say: (msg: string) => void) => Promise<unknown>) => {
+		try {
+			await work((msg) => log(what, msg));
+		} catch (error) {
+			const first = (error as Error).message.split('\n')[0];
+			failures.push(`${what}: ${first}`);
+			log(what, `failed; the suites will try again: ${first}`);
+		}
+	};
+	if (suites.length === 0) return failures;
+	const selected = selectedN8n();
+	const debian: DebianPackage[] = [
+		...(suites.some((suite) => /queue/.test(suite)) ? SERVER_PACKAGES : []),
+		...(suites.some((suite) => /examples/.test(suite)) ? [CHROMIUM_PACKAGE] : []),
+	];
+	const others = suites.some((suite) => /compat\.e2e/.test(suite)) ? N8N_VERSIONS.filter((entry) => entry.version !== selected) : [];
+	const hosts = (async () => {
+		await attempt(`n8n ${selected} host`, (say) => ensureHost(selected, say));
+		for (const entry of others) await attempt(`n8n ${entry.version} host`, (say) => ensureHost(entry.version, say));
+	})();
+	const packages = debian.length ? attempt(`Debian's ${debian.map((pkg) => pkg.name).join(', ')}`, (say) => ensureDebianPackages(debian, say)) : undefined;
+	await Promise.all([hosts, packages]);
+	return failures;
+}
