@@ -17,8 +17,8 @@ import { hookOptionsProperty } from '../shared/hookOptions';
 import { receiveDelivery } from './delivery/receive';
 import { DEFAULT_HEALTH_CHECK_MINUTES, startHealthChecks } from './hook/healthCheck';
 import { checkExists, create, remove } from './hook/lifecycle';
-import { testEventResponse } from './testEvents/handOver';
-import { sampleBlockProperties } from './testEvents/sampleBlock';
+import { testEventResponse } from './listening/handOver';
+import { sampleBlockProperties } from './listening/sampleBlock';
 
 export class StacksHooksTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -118,7 +118,7 @@ export class StacksHooksTrigger implements INodeType {
 	/**
 	 * Beside the webhook: n8n runs trigger() for every active workflow, at start-up and on activation, and
 	 * closes it on deactivation. Here it runs the health check (hook/healthCheck.ts). In a test run (manual
-	 * mode) n8n calls it for the node's output instead: it emits the test delivery (testEvents/handOver.ts).
+	 * mode) n8n calls it for the node's output instead: it emits the test delivery (listening/handOver.ts).
 	 */
 	async trigger(this: ITriggerFunctions): Promise<ITriggerResponse> {
 		return this.getMode() === 'manual' ? testEventResponse(this) : startHealthChecks(this);

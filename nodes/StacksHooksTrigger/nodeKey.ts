@@ -1,6 +1,6 @@
 /**
  * What the trigger keeps in memory in this n8n process is kept per node of a workflow: whose turn it
- * is (hook/turns.ts) and a test delivery handed over to its test run (testEvents/handOver.ts). This
+ * is (hook/turns.ts) and a test delivery handed over to its test run (listening/handOver.ts). This
  * is the one key they share, so both speak of the same node.
  */
 import type { IHookFunctions, ITriggerFunctions, IWebhookFunctions } from 'n8n-workflow';

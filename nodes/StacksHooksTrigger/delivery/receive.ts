@@ -9,7 +9,7 @@ import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-w
 import type { EventFilter } from '../../shared/chainEvents';
 import { toEventFilters } from '../../shared/eventFilters';
 import { deliveryToItems, type OutputMode, type RollbackMode } from '../items/deliveryItems';
-import { handOverTestDelivery, receiveTestDelivery } from '../testEvents/handOver';
+import { handOverTestDelivery, receiveTestDelivery } from '../listening/handOver';
 import { isAuthentic } from './accountSecret';
 import { presentedSecrets } from './consumerSecret';
 import { checkDeliveryShape } from './shape';

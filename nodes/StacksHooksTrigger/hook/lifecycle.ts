@@ -17,7 +17,7 @@ import { type Connection, getConnection } from '../../shared/transport/connectio
 import { asNodeError, isNotFound } from '../../shared/transport/errors';
 import { keepSecret } from '../delivery/accountSecret';
 import { inTurn } from './turns';
-import { listeningSample, replaySampleBlock } from '../testEvents/sampleBlock';
+import { listeningSample, replaySampleBlock } from '../listening/sampleBlock';
 
 /** The contexts that handle the node's hook: its webhook methods, and its trigger() (the health check). */
 export type HookOwner = IHookFunctions | ITriggerFunctions;
