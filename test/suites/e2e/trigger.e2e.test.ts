@@ -432,9 +432,11 @@ describe('The consumer secret, with the API key only in the credential', () => {
 	const secretUrl = () => n8n.webhookUrl(`${SECRET_WEBHOOK_ID}/webhook`);
 	const seen: string[] = [SECRET];
 	let id: string;
-	/** When the flood of wrong secrets made the trigger read the secret: its budget of a read a minute is spent then. */
-	let floodStarted: number;
-	const secretReads = () => emu.requests.filter((r) => r.method === 'GET' && r.path.endsWith('/me/secret')).length;
+	/** When the flood of wrong secrets last made the trigger read the secret: its budget of a read a minute is spent from then on. */
+	let lastRead: number;
+	/** When the service received each read of the secret (its request log), since the log was last cleared. */
+	const secretReadTimes = () => emu.requests.filter((r) => r.method === 'GET' && r.path.endsWith('/me/secret')).map((r) => r.at);
+	const secretReads = () => secretReadTimes().length;
 	const rotateAtTheService = async () => {
 		const answer = await fetch(`${emu.url}/me/secret`, { method: 'POST', headers: { 'x-api-key': API_KEY } });
 		const { secret } = (await answer.json()) as { secret: string };
@@ -454,11 +456,11 @@ describe('The consumer secret, with the API key only in the credential', () => {
 		expect(emu.consumerSecret(API_KEY)).toBe(SECRET);
 	});
 
-	it('answers 1,000 wrong-secret posts in a minute with 401, one read of the secret, no execution', async () => {
+	it('answers 1,000 wrong-secret posts with 401, one read of the secret a minute at most, no execution', async () => {
 		emu.clearRequests();
 		const wrong: Array<Record<string, string>> = [{}, { 'x-hook-consumer-secret': `${SECRET.slice(0, -1)}0` }, { authorization: 'Bearer nope' }];
 		const payload = { chainhook: { uuid: emu.hooks(API_KEY)[0].uuid }, event: { apply: [], rollback: [] } };
-		floodStarted = Date.now();
+		const floodStarted = Date.now();
 		const statuses: number[] = [];
 		let next = 0;
 		await Promise.all(
@@ -470,10 +472,16 @@ describe('The consumer secret, with the API key only in the credential', () => {
 			}),
 		);
 		const seconds = (Date.now() - floodStarted) / 1000;
-		console.log(`1,000 wrong-secret posts in ${seconds.toFixed(1)} s: ${secretReads()} GET /me/secret`);
-		expect(seconds).toBeLessThan(60);
+		const reads = secretReadTimes();
+		console.log(`1,000 wrong-secret posts in ${seconds.toFixed(1)} s: ${reads.length} GET /me/secret`);
 		expect(statuses.filter((status) => status === 401)).toHaveLength(1000);
-		expect(secretReads()).toBe(1);
+		// The promise, however long the flood takes on this machine (bench row 1c measures how fast n8n
+		// refuses): the first wrong secret makes the trigger read the secret once, and no second read
+		// comes within a minute of the one before (give or take a request's way to the service). A flood
+		// within a minute is answered with exactly one read.
+		expect(reads.length).toBeGreaterThanOrEqual(1);
+		expect(reads.slice(1).map((at, i) => at - reads[i]).filter((gap) => gap < 59_000)).toEqual([]);
+		lastRead = reads[reads.length - 1];
 		await expectNoNewExecution(id, 1);
 	});
 
@@ -484,7 +492,7 @@ describe('The consumer secret, with the API key only in the credential', () => {
 		emu.configure({ interruptAfterFailures: 1000 });
 		const rotated = await rotateAtTheService();
 		let acceptedAt: number | undefined;
-		while (acceptedAt === undefined && Date.now() - floodStarted < 75_000) {
+		while (acceptedAt === undefined && Date.now() - lastRead < 75_000) {
 			const [report] = await emu.injectBlock(transfers(ALICE, 1));
 			if (report.status === 200) acceptedAt = Date.now();
 			else {
@@ -492,9 +500,9 @@ describe('The consumer secret, with the API key only in the credential', () => {
 				await sleep(3000);
 			}
 		}
-		console.log(`rotation picked up ${((acceptedAt! - floodStarted) / 1000).toFixed(1)} s after the flood's read of the secret`);
-		// A minute after the flood's read, give or take one 3 s retry and a loaded machine's delays.
-		expect(acceptedAt! - floodStarted).toBeLessThan(68_000);
+		console.log(`rotation picked up ${((acceptedAt! - lastRead) / 1000).toFixed(1)} s after the flood's last read of the secret`);
+		// A minute after the flood's last read, give or take one 3 s retry and a loaded machine's delays.
+		expect(acceptedAt! - lastRead).toBeLessThan(68_000);
 		const executions = await n8n.api.waitForExecutions(id, 2);
 		expect(executions).toHaveLength(2);
 
