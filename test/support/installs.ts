@@ -2,8 +2,8 @@
  * What the real-n8n suites of a run need installed, started before they run so that they do not
  * wait for it: the selected n8n's host (2-6 minutes on a fresh machine), Debian's Redis and
  * PostgreSQL (queue mode) and Chromium (the browser check) in one apt-get run beside it, then the
- * other n8n versions' hosts for the compatibility smoke test, one after another (the timed cases
- * failed under three installs at once).
+ * other n8n versions' hosts for the compatibility smoke test, one after another (never more than two
+ * installs at once: the timed cases failed under three).
  *
  * `npm test` runs this in a process of its own from its first seconds (test/tools/test/run.ts), and
  * jest's head start (test/head-start.ts) again when jest runs alone. Each suite still asks for what
@@ -12,7 +12,7 @@
  */
 import { CHROMIUM_PACKAGE } from './browser';
 import { type DebianPackage, ensureDebianPackages } from './debian';
-import { ensureHost } from './n8n/hosts/provision';
+import { ensureHost, installHostTree } from './n8n/hosts/provision';
 import { N8N_VERSIONS, selectedN8n } from './n8n/hosts/versions';
 import { SERVER_PACKAGES } from './n8n/servers';
 
@@ -35,10 +35,16 @@ export async function installForSuites(suites: string[], log: (what: string, msg
 		...(suites.some((suite) => /examples/.test(suite)) ? [CHROMIUM_PACKAGE] : []),
 	];
 	const others = suites.some((suite) => /compat\.e2e/.test(suite)) ? N8N_VERSIONS.filter((entry) => entry.version !== selected) : [];
-	const hosts = (async () => {
-		await attempt(`n8n ${selected} host`, (say) => ensureHost(selected, say));
+	// The selected host's tree, then beside its sqlite3 build the other hosts' trees one after another;
+	// their sqlite3 is then copied from the selected host's build (an N-API binary, provision.ts).
+	const selectedTree = attempt(`n8n ${selected} host`, (say) => installHostTree(selected, say));
+	const selectedHost = selectedTree.then(() => attempt(`n8n ${selected} host`, (say) => ensureHost(selected, say)));
+	const otherTrees = selectedTree.then(async () => {
+		for (const entry of others) await attempt(`n8n ${entry.version} host`, (say) => installHostTree(entry.version, say));
+	});
+	const hosts = Promise.all([selectedHost, otherTrees]).then(async () => {
 		for (const entry of others) await attempt(`n8n ${entry.version} host`, (say) => ensureHost(entry.version, say));
-	})();
+	});
 	const packages = debian.length ? attempt(`Debian's ${debian.map((pkg) => pkg.name).join(', ')}`, (say) => ensureDebianPackages(debian, say)) : undefined;
 	await Promise.all([hosts, packages]);
 	return failures;

