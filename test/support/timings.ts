@@ -4,6 +4,7 @@
  * Debian's packages) and each step of `npm test` is recorded as it ends, one JSON line in
  * `.build/timings.jsonl`, by whichever process did it; `npm test` (test/tools/test/run.ts) empties
  * the file when it starts and ends with the table, the jest suites' times added from jest's results.
+ * `.ci/run` writes one line of this format itself (its `npm ci`, before any of this can run).
  */
 import * as fs from 'fs';
 import * as path from 'path';
@@ -22,9 +23,9 @@ export interface Timing {
 	seconds: number;
 }
 
-/** Records that `name` ran from `start` (ms since the epoch) until now. Never throws: a timing is not worth a failed test. */
-export function recordTiming(group: TimingGroup, name: string, start: number): void {
-	const timing: Timing = { group, name, start, seconds: (Date.now() - start) / 1000 };
+/** Records that `name` ran from `start` until `end` (ms since the epoch). Never throws: a timing is not worth a failed test. */
+export function recordTiming(group: TimingGroup, name: string, start: number, end = Date.now()): void {
+	const timing: Timing = { group, name, start, seconds: (end - start) / 1000 };
 	try {
 		fs.mkdirSync(path.dirname(TIMINGS_FILE), { recursive: true });
 		fs.appendFileSync(TIMINGS_FILE, `${JSON.stringify(timing)}\n`);

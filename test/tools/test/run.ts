@@ -56,9 +56,7 @@ function recordSuites(): void {
 	} catch {
 		return; // jest did not get as far as writing them
 	}
-	for (const suite of results.testResults) {
-		fs.appendFileSync(TIMINGS_FILE, `${JSON.stringify({ group: 'suite', name: path.relative(REPO_DIR, suite.name), start: suite.startTime, seconds: (suite.endTime - suite.startTime) / 1000 })}\n`);
-	}
+	for (const suite of results.testResults) recordTiming('suite', path.relative(REPO_DIR, suite.name), suite.startTime, suite.endTime);
 }
 
 async function main(): Promise<number> {
