@@ -1,7 +1,8 @@
 /**
  * What the trigger keeps in memory in this n8n process is kept per node of a workflow: whose turn it
- * is (hook/turns.ts) and a test delivery handed over to its test run (listening/handOver.ts). This
- * is the one key they share, so both speak of the same node.
+ * is (hook/turns.ts), when the consumer secret was last read again (delivery/accountSecret.ts) and a
+ * test delivery handed over to its test run (listening/handOver.ts). This is the one key they share,
+ * so all speak of the same node.
  */
 import type { IHookFunctions, ITriggerFunctions, IWebhookFunctions } from 'n8n-workflow';
 

@@ -20,6 +20,7 @@ import type { IDataObject, IHookFunctions, IWebhookFunctions } from 'n8n-workflo
 import { getSecret, rotateSecret } from '../../shared/api/secretEndpoints';
 import { type Connection, getConnection } from '../../shared/transport/connection';
 import type { RequestContext } from '../../shared/transport/context';
+import { nodeKey } from '../nodeKey';
 import { matchesDigest, secretDigest } from './consumerSecret';
 
 /** The least time between two reads of the secret caused by deliveries, per trigger node. */
@@ -66,7 +67,7 @@ export async function isAuthentic(ctx: IWebhookFunctions, presented: string[]): 
 	const kept = keptIn(data);
 	if (kept.sha256 && matchesDigest(kept.sha256, presented)) return true;
 
-	const key = `${ctx.getWorkflow().id ?? ''}:${ctx.getNode().id}`;
+	const key = nodeKey(ctx);
 	const last = reads.get(key);
 	// A read made since this request's copy of the static data was loaded (n8n saves it after the answer).
 	if (last && last.replaced === kept.sha256) {
