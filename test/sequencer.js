@@ -8,6 +8,18 @@ const Sequencer = require('@jest/test-sequencer').default;
 
 const isEndToEnd = (test) => /[\\/]suites[\\/]e2e[\\/]/.test(test.path);
 
+/**
+ * A comparator putting tests in the order of `names` (a test is named by its file's end: name + suffix);
+ * a test not named ranks `unnamed`. Array sort is stable, so equal ranks keep jest's order.
+ */
+const byRank = (names, suffix, unnamed) => {
+	const rank = (test) => {
+		const index = names.findIndex((name) => test.path.endsWith(`${name}${suffix}`));
+		return index < 0 ? unnamed : index;
+	};
+	return (a, b) => rank(a) - rank(b);
+};
+
 class EndToEndLast extends Sequencer {
 	async sort(tests) {
 		const sorted = await super.sort(tests);
@@ -15,21 +27,13 @@ class EndToEndLast extends Sequencer {
 		// end together; the compatibility smoke test last, as it needs the other n8n versions' hosts,
 		// installed after the default one.
 		const ORDER = ['lifecycle.random', 'queue', 'examples', 'trigger', 'deliveries', 'harness', 'install', 'compat'];
-		const rank = (test) => {
-			const index = ORDER.findIndex((name) => test.path.endsWith(`${name}.e2e.test.ts`));
-			return index < 0 ? ORDER.indexOf('trigger') : index;
-		};
-		const endToEnd = sorted.filter(isEndToEnd).sort((a, b) => rank(a) - rank(b));
+		const endToEnd = sorted.filter(isEndToEnd).sort(byRank(ORDER, '.e2e.test.ts', ORDER.indexOf('trigger')));
 		process.env.STACKS_HOOKS_E2E_SUITES = endToEnd.map((test) => test.path).join('\n');
 		// The fast suites that take longest first (on a fresh clone jest has no timings yet and goes by
 		// file size), so that they are done before the first real-n8n suite can start, rather than share
 		// the machine with it.
 		const SLOW_FIRST = ['deliveries.property', 'lifecycle.property', 'stacksHooksTrigger', 'transport', 'hookHealth', 'oldestN8n', 'eventItems.property', 'verify'];
-		const slowRank = (test) => {
-			const index = SLOW_FIRST.findIndex((name) => test.path.endsWith(`${name}.test.ts`));
-			return index < 0 ? SLOW_FIRST.length : index;
-		};
-		const fast = sorted.filter((test) => !isEndToEnd(test)).sort((a, b) => slowRank(a) - slowRank(b));
+		const fast = sorted.filter((test) => !isEndToEnd(test)).sort(byRank(SLOW_FIRST, '.test.ts', SLOW_FIRST.length));
 		return [...fast, ...endToEnd];
 	}
 }
