@@ -10,6 +10,7 @@ import type { IDataObject } from 'n8n-workflow';
 import type { EventFilter } from '../../shared/chainEvents';
 import type { DeliveredBlock, DeliveredTransaction, Delivery } from '../delivery/shape';
 import { type ItemHead as Head, pushEventItems } from './eventItems';
+import { blockIdOf, transactionIdOf } from './itemIds';
 
 export type OutputMode = 'transaction' | 'event' | 'block' | 'delivery';
 export type RollbackMode = 'include' | 'ignore';
@@ -28,6 +29,7 @@ function transactionItem(head: Head, tx: DeliveredTransaction): IDataObject {
 	// The head's fields are written out, not spread: V8 builds `{ ...head, more }` property by
 	// property, hundreds of times slower than a literal, which a 2,000-transaction block feels.
 	return {
+		transactionId: transactionIdOf(head.blockHash, tx.transaction_identifier.hash),
 		direction: head.direction,
 		hookUuid: head.hookUuid,
 		hookName: head.hookName,
@@ -74,6 +76,7 @@ export function deliveryToItems(delivery: Delivery, output: OutputMode, rollback
 		const head: Head = { direction, ...common, ...blockFields(block) };
 		if (output === 'block') {
 			items.push({
+				blockId: blockIdOf(head.blockHash),
 				...head,
 				parentBlockHash: block.parent_block_identifier?.hash ?? null,
 				transactionCount: block.transactions.length,

@@ -9,6 +9,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { asRecord, type ChainEvent, type EventFilter, eventMatches, movedValue, textOf, transactionEvents } from '../../shared/chainEvents';
 import { clarityToJson } from './clarityValue';
+import { eventIdOf } from './itemIds';
 import type { DeliveredTransaction } from '../delivery/shape';
 
 /** The block and delivery fields every item starts with (deliveryItems.ts). */
@@ -35,7 +36,7 @@ const decoded = (repr: string | undefined): IDataObject[string] => (repr === und
  * intermediate object per event (amount, print value), and fields read by name, which a
  * 2,000-transaction block feels (npm run bench, 2b-2e).
  */
-function eventItem(head: ItemHead, tx: DeliveredTransaction, event: ChainEvent): IDataObject {
+function eventItem(head: ItemHead, tx: DeliveredTransaction, event: ChainEvent, ordinal: number): IDataObject {
 	const { operation, token } = event;
 	const metadata = asRecord(tx.metadata);
 	const opMetadata = asRecord(operation.metadata);
@@ -67,8 +68,10 @@ function eventItem(head: ItemHead, tx: DeliveredTransaction, event: ChainEvent):
 	const position = asRecord(metadata?.position)?.index;
 	const index = asRecord(operation.operation_identifier)?.index;
 	const txSender = textOf(metadata?.sender_address) ?? null;
+	const txHash = tx.transaction_identifier.hash;
 	// The event's own fields first: they are what a workflow maps, and what n8n's table shows first.
 	return {
+		eventId: eventIdOf(head.blockHash, txHash, typeof index === 'number' ? index : `e${ordinal}`),
 		eventType: event.type,
 		assetIdentifier: token === 'stx' ? 'STX' : (event.assetIdentifier ?? null),
 		contractIdentifier: token ? null : (textOf(opMetadata?.contract_identifier) ?? null),
@@ -83,7 +86,7 @@ function eventItem(head: ItemHead, tx: DeliveredTransaction, event: ChainEvent):
 		valueHex,
 		valueRepr,
 		operationIndex: typeof index === 'number' ? index : null,
-		txHash: tx.transaction_identifier.hash,
+		txHash,
 		txIndex: typeof position === 'number' ? position : null,
 		txType: textOf(metadata?.type) ?? null,
 		txStatus,
@@ -115,7 +118,7 @@ export function pushEventItems(items: IDataObject[], head: ItemHead, tx: Deliver
 		const event = events[e];
 		for (let f = 0; f < filters.length; f++) {
 			if (eventMatches(filters[f], event, tx)) {
-				items.push(eventItem(head, tx, event));
+				items.push(eventItem(head, tx, event, e));
 				break;
 			}
 		}

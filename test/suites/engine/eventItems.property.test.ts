@@ -452,6 +452,8 @@ function expectedItem(head: IDataObject, tx: Transaction, ops: RawOp[], prints: 
 	const metadata = tx.metadata;
 	return {
 		...head,
+		// The contract of the id (README, "What an item looks like"), written out here on its own.
+		eventId: `${head.blockHash as string}:${tx.transaction_identifier.hash}:${first.operation_identifier.index}`,
 		txHash: tx.transaction_identifier.hash,
 		txIndex: metadata.position.index,
 		txType: metadata.type,
