@@ -14,6 +14,7 @@ import '../shared/n8nVersion';
 import { CREDENTIAL_TYPE } from '../shared/constants';
 import { triggerOnProperty } from '../shared/eventFilters';
 import { hookOptionsProperty } from '../shared/hookOptions';
+import { answerModeFields, answerModeProperty } from './delivery/answerMode';
 import { receiveDelivery } from './delivery/receive';
 import { DEFAULT_HEALTH_CHECK_MINUTES, startHealthChecks } from './hook/healthCheck';
 import { checkExists, create, remove } from './hook/lifecycle';
@@ -44,11 +45,9 @@ export class StacksHooksTrigger implements INodeType {
 			{
 				name: 'default',
 				httpMethod: 'POST',
-				responseMode: 'onReceived',
-				// Empty, so that n8n answers an accepted delivery with the webhookResponse webhook() returns
-				// (its default, 'firstEntryJson', would be sent as the body itself). Not an expression: n8n
-				// resolves it without an expression isolate.
-				responseData: '',
+				// At once, or when the workflow has finished (the Respond parameter), each resolved by n8n 2.41
+				// without an expression isolate (delivery/answerMode.ts).
+				...answerModeFields,
 				path: 'webhook',
 			},
 		],
@@ -100,6 +99,7 @@ export class StacksHooksTrigger implements INodeType {
 				],
 				default: 'include',
 			},
+			answerModeProperty,
 			...sampleBlockProperties,
 			hookOptionsProperty('trigger', {}, [
 				{

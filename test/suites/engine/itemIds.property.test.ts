@@ -1,3 +1,4 @@
+/* eslint-disable no-console, @n8n/community-nodes/no-restricted-globals -- test code: it runs in Node, not inside n8n (CONTRIBUTING.md, Commands) */
 /**
  * Properties of the ids on the trigger's items (`transactionId`, `eventId`, `blockId`), through
  * n8n-core's webhook context, for generated chains: the same in every delivery of a block (a re-sent
