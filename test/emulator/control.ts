@@ -6,7 +6,7 @@
 import { HttpError, type Reply, type Route } from './http';
 import type { Emulator } from './server';
 import type { HookRecord, Network } from './types';
-import { parseBlock, parseConfigPatch, parseFault } from './validation';
+import { parseBlock, parseConfigPatch, parseFault, parseLostAnswers, parseReorg } from './validation';
 
 export const CONTROL_PREFIX = '/_emulator';
 
@@ -30,6 +30,17 @@ const injectBlock: Handler = async (context, { query, body }) => {
 	return ok({ deliveries: await (rollback ? context.injectRollback(block) : context.injectBlock(block)) });
 };
 
+const injectReorg: Handler = async (context, { body }) => {
+	const { rollback, apply } = parseReorg(body);
+	return ok({ deliveries: await context.injectReorg(rollback, apply) });
+};
+
+const loseAnswers: Handler = (context, { body }) => {
+	const { loseAnswers: count, hookUuid } = parseLostAnswers(body);
+	context.loseNextAnswers(count, { hookUuid });
+	return NO_CONTENT;
+};
+
 const armFaults: Handler = (context, { body }) => {
 	const { count, status, ...options } = parseFault(body);
 	context.failNext(count, status, options);
@@ -49,7 +60,9 @@ export const CONTROL_ROUTES: Array<Route<Handler>> = [
 	{ pattern: /^\/blocks$/, methods: { POST: injectBlock } },
 	{ pattern: /^\/reset$/, methods: { POST: (context) => (context.reset(), NO_CONTENT) } },
 	{ pattern: /^\/config$/, methods: { PATCH: (context, { body }) => (context.configure(parseConfigPatch(body)), ok(context.currentConfig())) } },
+	{ pattern: /^\/reorg$/, methods: { POST: injectReorg } },
 	{ pattern: /^\/faults$/, methods: { POST: armFaults } },
+	{ pattern: /^\/faults\/deliveries$/, methods: { POST: loseAnswers } },
 	{ pattern: /^\/secret$/, methods: { GET: secret } },
 	{ pattern: /^\/deliveries$/, methods: { GET: (context) => ok({ deliveries: context.deliveries }) } },
 	{ pattern: /^\/requests$/, methods: { GET: (context) => ok({ requests: context.requests }) } },

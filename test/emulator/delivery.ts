@@ -17,6 +17,21 @@ export function buildPayload(hook: HookRecord, block: Block, network: Network, d
 	};
 }
 
+/**
+ * A reorganisation for one hook: the undone blocks (tip first) and the new ones (ascending), each cut down to
+ * the hook's matching transactions, blocks without any left out; null when neither list keeps a block.
+ */
+export function buildReorgPayload(hook: HookRecord, rollback: Block[], apply: Block[], network: Network): DeliveryPayload | null {
+	const cut = (blocks: Block[]) =>
+		blocks.flatMap((block) => {
+			const transactions = matchingTransactions(hook.definition, block);
+			return transactions.length === 0 ? [] : [structuredClone({ ...block, transactions })];
+		});
+	const event = { chain: 'stacks' as const, network, rollback: cut(rollback), apply: cut(apply) };
+	if (event.rollback.length === 0 && event.apply.length === 0) return null;
+	return { chainhook: { uuid: hook.uuid, name: hook.definition.name }, event };
+}
+
 export function deliveryHeaders(secret: string | null, secretHeader: SecretHeader): Record<string, string> {
 	const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'stacks-hooks-emulator' };
 	if (secret !== null) headers[secretHeader] = secretHeader === 'authorization' ? `Bearer ${secret}` : secret;
@@ -41,17 +56,17 @@ export class DeliveryClient {
 	}
 
 	/** Never rejects: a non-2xx answer or a network error comes back in the result. */
-	async post(url: string, body: unknown, headers: Record<string, string>): Promise<PostResult> {
+	async post(url: string, body: unknown, headers: Record<string, string>, timeoutMs = this.timeoutMs): Promise<PostResult> {
 		let status: number | null = null;
 		try {
-			const timeouts = { headersTimeout: this.timeoutMs, bodyTimeout: this.timeoutMs };
+			const timeouts = { headersTimeout: timeoutMs, bodyTimeout: timeoutMs };
 			const response = await request(url, { method: 'POST', headers, body: JSON.stringify(body), dispatcher: this.agent, ...timeouts });
 			status = response.statusCode;
 			await response.body.dump();
 			return status >= 200 && status < 300 ? { status } : { status, error: `Receiver answered ${status}` };
 		} catch (error) {
 			const { code, message } = error as { code?: string; message?: string };
-			if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return { status, error: `No answer within ${this.timeoutMs} ms` };
+			if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return { status, error: `No answer within ${timeoutMs} ms` };
 			return { status, error: code && !String(message).includes(code) ? `${code}: ${message}` : String(message ?? error) };
 		}
 	}

@@ -10,10 +10,11 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { API_ROUTES, apiPath } from './api';
 import { toBlock, type Block, type BlockInput } from './chain';
 import { CONTROL_PREFIX, CONTROL_ROUTES, isLoopback, type EmulatorState } from './control';
-import { buildPayload, deliveryHeaders, DeliveryClient } from './delivery';
+import { buildPayload, buildReorgPayload, DELIVERY_TIMEOUT_MS, deliveryHeaders, DeliveryClient } from './delivery';
 import { errorBody, HttpError, jsonBody, readBody, route, send, type Reply } from './http';
 import { Faults, RateLimiter, type Fault, type RateDecision } from './limits';
 import { interrupt, isDelivering, recordDeliveryOutcome, recordEvaluation, recordOccurrence, Store, type Account } from './store';
+import { HookStreams, type Meta } from './stream';
 import type { ConfigPatch, DeliveryReport, Direction, EmulatorOptions, FaultOptions, HookRecord, RateLimit, RecordedRequest } from './types';
 import type { DefinitionRules } from './validation';
 
@@ -24,6 +25,12 @@ const CONTROL_BODY_LIMIT = 64 * 1024 * 1024;
 type Dropped = { drop: 'hang' | 'reset' };
 
 type Config = Required<Omit<ConfigPatch, 'retryAfterSeconds' | 'rateLimit'>> & { rateLimit: RateLimit | null; retryAfterSeconds?: number };
+
+/** A lost-answer fault: the next `count` answers (to one hook's deliveries, or any) are treated as never received. */
+interface LostAnswers {
+	count: number;
+	hookUuid?: string;
+}
 
 /** The handler's reply, or the answer for the HttpError it threw. */
 async function replyOf(answer: () => Reply | Promise<Reply>): Promise<Reply> {
@@ -62,6 +69,20 @@ export class Emulator {
 	private readonly faults = new Faults();
 	private readonly client: DeliveryClient;
 	private readonly background = new Set<Promise<unknown>>();
+	private readonly lostAnswers: LostAnswers[] = [];
+	private readonly streams: HookStreams = new HookStreams({
+		post: (hook, payload) => this.client.post(hook.definition.action.url, payload, deliveryHeaders(this.accountOf(hook).secret, this.config.secretHeader), this.config.deliveryTimeoutMs),
+		takeLostAnswer: (hook) => {
+			const fault = this.lostAnswers.find((candidate) => candidate.hookUuid === undefined || candidate.hookUuid === hook.uuid);
+			if (!fault) return false;
+			if (--fault.count <= 0) this.lostAnswers.splice(this.lostAnswers.indexOf(fault), 1);
+			return true;
+		},
+		recordAttempt: (hook, delivered) => recordDeliveryOutcome(hook, delivered, this.config.interruptAfterFailures),
+		recordOccurrence: (hook, report) => recordOccurrence(hook, report.blockHeight, report.at),
+		report: (report) => this.deliveries.push(report),
+		settings: () => ({ retryDelaysMs: this.config.retryDelaysMs }),
+	});
 	private readonly server = http.createServer((request, response) => void this.handle(request, response));
 
 	constructor(options: EmulatorOptions) {
@@ -75,6 +96,8 @@ export class Emulator {
 			maxHooksPerAccount: options.maxHooksPerAccount ?? 1000,
 			interruptAfterFailures: options.interruptAfterFailures ?? 3,
 			secretHeader: options.secretHeader ?? 'x-hook-consumer-secret',
+			retryDelaysMs: options.retryDelaysMs ?? [],
+			deliveryTimeoutMs: options.deliveryTimeoutMs ?? DELIVERY_TIMEOUT_MS,
 		};
 	}
 
@@ -114,6 +137,8 @@ export class Emulator {
 		this.store.reset();
 		this.clearRequests();
 		this.deliveries.length = 0;
+		this.lostAnswers.length = 0;
+		this.streams.clear();
 		this.faults.clear();
 		this.limiter.clear();
 	}
@@ -142,6 +167,15 @@ export class Emulator {
 		this.faults.arm(count, { status: 0, ...opts, drop });
 	}
 
+	/**
+	 * The next `count` deliveries (to the hook given, else to any) reach the receiver and are answered, but the
+	 * answer is treated as lost, as when it never made it back: the attempt counts as failed and the same payload
+	 * is sent again after the back-off (a duplicate at the receiver). Needs `retryDelaysMs` to resend.
+	 */
+	loseNextAnswers(count: number, opts: { hookUuid?: string } = {}): void {
+		if (count > 0) this.lostAnswers.push({ count, hookUuid: opts.hookUuid });
+	}
+
 	/** The account's consumer secret (first account when apiKey is omitted); null when deleted; throws on an unknown key. */
 	consumerSecret(apiKey?: string): string | null {
 		return this.store.accountOrDefault(apiKey).secret;
@@ -159,7 +193,10 @@ export class Emulator {
 		interrupt(hook);
 	}
 
-	/** Stores the block (by height) and delivers it to every delivering (enabled, not interrupted) matching hook; resolves when all POSTs finished. */
+	/**
+	 * Stores the block (by height) and queues it on the stream of every delivering (enabled, not interrupted)
+	 * matching hook; resolves with each hook's final report once those deliveries are settled (retries included).
+	 */
 	injectBlock(input: BlockInput | Block): Promise<DeliveryReport[]> {
 		const block = toBlock(input);
 		this.store.putBlock(block);
@@ -173,9 +210,31 @@ export class Emulator {
 		return this.dispatch(block, 'rollback');
 	}
 
-	/** Resolves once the background work started by API calls (evaluate) has finished. */
+	/**
+	 * A reorganisation, as the service sends it: `rollback` the undone blocks (tip first), `apply` the new ones
+	 * (ascending), in ONE payload per delivering hook, each list cut down to the blocks with matching
+	 * transactions; nothing to a hook that matches in neither. The store forgets the undone blocks and keeps
+	 * the new ones. A fork that becomes canonical again is a reorg whose `apply` holds its blocks again.
+	 */
+	injectReorg(rollback: Array<BlockInput | Block>, apply: Array<BlockInput | Block>): Promise<DeliveryReport[]> {
+		const undone = rollback.map(toBlock);
+		const applied = apply.map(toBlock);
+		for (const block of undone) this.store.dropBlock(block);
+		for (const block of applied) this.store.putBlock(block);
+		const tip = applied.at(-1) ?? undone[0];
+		const meta: Meta = { blockHeight: tip?.block_identifier.index ?? 0, direction: 'reorg' };
+		const sends = this.delivering().map(({ hook }) => {
+			for (const block of applied) recordEvaluation(hook, block.block_identifier.index, Date.now());
+			const payload = buildReorgPayload(hook, undone, applied, this.rules.network);
+			return payload ? this.streams.enqueue(hook, payload, meta) : null;
+		});
+		return this.tracked(Promise.all(sends).then((reports) => reports.filter((report): report is DeliveryReport => report !== null)));
+	}
+
+	/** Resolves once the background work started by API calls (evaluate) and every hook's stream have finished. */
 	async settled(): Promise<void> {
 		while (this.background.size > 0) await Promise.all([...this.background]);
+		await this.streams.drained();
 	}
 
 	state(): EmulatorState {
@@ -195,34 +254,42 @@ export class Emulator {
 		return this.config.maxHooksPerAccount;
 	}
 
-	/** Evaluates the block against this one hook after the answer has gone, delivering a match. */
-	evaluateLater(account: Account, hook: HookRecord, block: Block): void {
-		const task = delay(0).then(() => this.deliver(account, hook, block, 'apply'));
+	/** Evaluates the block against this one hook after the answer has gone, queuing a match on its stream. */
+	evaluateLater(_account: Account, hook: HookRecord, block: Block): void {
+		this.tracked(delay(0).then(() => this.deliver(hook, block, 'apply', true)));
+	}
+
+	private tracked<T>(task: Promise<T>): Promise<T> {
 		this.background.add(task);
-		void task.finally(() => this.background.delete(task));
+		void task.finally(() => this.background.delete(task)).catch(() => undefined);
+		return task;
+	}
+
+	/** The hooks blocks are delivered to now (enabled, not interrupted, this network). */
+	private delivering(): Array<{ account: Account; hook: HookRecord }> {
+		return [...this.store.accounts.values()].flatMap((account) =>
+			[...account.hooks.values()].filter((hook) => isDelivering(hook) && hook.definition.network === this.rules.network).map((hook) => ({ account, hook })),
+		);
+	}
+
+	private accountOf(hook: HookRecord): Account {
+		const account = [...this.store.accounts.values()].find((candidate) => candidate.hooks.get(hook.uuid) === hook);
+		// A hook deleted while deliveries were queued: its account is the one that held it; the first is as good for the header.
+		return account ?? this.store.accountOrDefault();
 	}
 
 	private async dispatch(block: Block, direction: Direction): Promise<DeliveryReport[]> {
-		const targets = [...this.store.accounts.values()].flatMap((account) =>
-			[...account.hooks.values()].filter((hook) => isDelivering(hook) && hook.definition.network === this.rules.network).map((hook) => ({ account, hook })),
-		);
-		const reports = await Promise.all(targets.map(({ account, hook }) => this.deliver(account, hook, block, direction)));
+		const reports = await this.tracked(Promise.all(this.delivering().map(({ hook }) => this.deliver(hook, block, direction))));
 		return reports.filter((report): report is DeliveryReport => report !== null);
 	}
 
-	/** Evaluates one block for one hook and POSTs the matches; null when nothing matched. */
-	private async deliver(account: Account, hook: HookRecord, block: Block, direction: Direction): Promise<DeliveryReport | null> {
+	/** Evaluates one block for one hook and queues the matches on its stream; null when nothing matched. */
+	private deliver(hook: HookRecord, block: Block, direction: Direction, evaluation = false): Promise<DeliveryReport | null> {
 		const blockHeight = block.block_identifier.index;
 		recordEvaluation(hook, blockHeight, Date.now());
 		const payload = buildPayload(hook, block, this.rules.network, direction);
-		if (!payload) return null;
-		const url = hook.definition.action.url;
-		const result = await this.client.post(url, payload, deliveryHeaders(account.secret, this.config.secretHeader));
-		const report: DeliveryReport = { hookUuid: hook.uuid, url, ...result, payload, at: Date.now(), blockHeight, direction };
-		this.deliveries.push(report);
-		if (result.error === undefined) recordOccurrence(hook, blockHeight, report.at);
-		recordDeliveryOutcome(hook, result.error === undefined, this.config.interruptAfterFailures);
-		return report;
+		if (!payload) return Promise.resolve(null);
+		return this.streams.enqueue(hook, payload, { blockHeight, direction }, evaluation);
 	}
 
 	// -- HTTP -------------------------------------------------------------------

@@ -8,6 +8,8 @@ export type HookRecord = Chainhook;
 export type DeliveryPayload = ChainhookEvent;
 export type SecretHeader = 'x-hook-consumer-secret' | 'x-chainhook-consumer-secret' | 'authorization';
 export type Direction = 'apply' | 'rollback';
+/** What a delivery carries: one block applied or rolled back, or a reorganisation (both lists). */
+export type DeliveryKind = Direction | 'reorg';
 
 export interface RateLimit {
 	limit: number;
@@ -36,6 +38,14 @@ export interface EmulatorOptions {
 	 * delivered to it, though `enabled` stays true; enabling it again resumes it. Default 3.
 	 */
 	interruptAfterFailures?: number;
+	/**
+	 * Waits before each retry of a failed delivery attempt (a non-2xx answer, a network error, no answer within
+	 * `deliveryTimeoutMs`, a lost answer): `[500, 1000]` means up to two retries. The hook's next delivery waits
+	 * until this one is settled. Default [] (no retries).
+	 */
+	retryDelaysMs?: number[];
+	/** How long a delivery waits for its answer. Default 10,000 ms. */
+	deliveryTimeoutMs?: number;
 	/** How deliveries carry the consumer secret. Default 'x-hook-consumer-secret'; 'authorization' sends `Bearer <secret>`. */
 	secretHeader?: SecretHeader;
 	/** CA or certificate to trust for https deliveries (a self-signed receiver). */
@@ -46,7 +56,9 @@ export interface EmulatorOptions {
 	allowHttpWebhooks?: boolean;
 }
 
-export type ConfigPatch = Partial<Pick<EmulatorOptions, 'rateLimit' | 'retryAfterSeconds' | 'latencyMs' | 'maxHooksPerAccount' | 'secretHeader' | 'interruptAfterFailures'>>;
+export type ConfigPatch = Partial<
+	Pick<EmulatorOptions, 'rateLimit' | 'retryAfterSeconds' | 'latencyMs' | 'maxHooksPerAccount' | 'secretHeader' | 'interruptAfterFailures' | 'retryDelaysMs' | 'deliveryTimeoutMs'>
+>;
 
 export interface RecordedRequest {
 	method: string;
@@ -72,8 +84,15 @@ export interface DeliveryReport {
 	payload: DeliveryPayload;
 	/** When the POST finished, ms since the epoch. */
 	at: number;
+	/** The block's height; for a reorganisation, the new tip's. */
 	blockHeight: number;
-	direction: Direction;
+	direction: DeliveryKind;
+	/** 1 for the first POST of the payload, 2 for its first retry, ... */
+	attempt: number;
+	/** Not POSTed: the hook stopped delivering (interrupted, disabled) while it was queued. */
+	dropped?: true;
+	/** The receiver answered, but the emulator treated the answer as lost (loseNextAnswers). */
+	answerLost?: true;
 }
 
 export interface FaultOptions {

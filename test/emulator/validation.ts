@@ -125,6 +125,9 @@ const ConfigPatchSchema = strict(
 		secretHeader: Type.Optional(
 			Type.Union([Type.Literal('x-hook-consumer-secret'), Type.Literal('x-chainhook-consumer-secret'), Type.Literal('authorization')]),
 		),
+		interruptAfterFailures: Type.Optional(Type.Integer({ minimum: 1 })),
+		retryDelaysMs: Type.Optional(Type.Array(Type.Integer({ minimum: 0 }), { maxItems: 20 })),
+		deliveryTimeoutMs: Type.Optional(Type.Integer({ minimum: 1 })),
 	}),
 );
 
@@ -149,4 +152,24 @@ const FaultSchema = strict(
 
 export function parseFault(body: unknown): Static<typeof FaultSchema> {
 	return parse(FaultSchema, body);
+}
+
+/** POST /_emulator/reorg: `{rollback: [block, ...], apply: [block, ...]}`, each a block input or a whole block. */
+export function parseReorg(body: unknown): { rollback: Array<BlockInput | Block>; apply: Array<BlockInput | Block> } {
+	const value = requireObject(body) as { rollback?: unknown; apply?: unknown };
+	const list = (key: 'rollback' | 'apply') => {
+		const blocks = value[key] ?? [];
+		if (!Array.isArray(blocks)) throw badRequest(`${key} must be a list of blocks`);
+		return blocks.map((block) => parseBlock(block));
+	};
+	const extra = Object.keys(value).filter((key) => key !== 'rollback' && key !== 'apply');
+	if (extra.length > 0) throw badRequest(`Unknown field(s): ${extra.join(', ')}`);
+	return { rollback: list('rollback'), apply: list('apply') };
+}
+
+const LostAnswersSchema = strict(Type.Object({ loseAnswers: Type.Integer({ minimum: 0 }), hookUuid: Type.Optional(Type.String()) }));
+
+/** POST /_emulator/faults/deliveries: `{loseAnswers: n, hookUuid?}`. */
+export function parseLostAnswers(body: unknown): Static<typeof LostAnswersSchema> {
+	return parse(LostAnswersSchema, body);
 }
