@@ -54,3 +54,6 @@ export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a
 export function isHttpsUrl(url: string): boolean {
 	return url.toLowerCase().startsWith('https://');
 }
+
+/** Block heights one Backfill item replays at most: 1,000 evaluations take 10 minutes within a 100-a-minute rate limit. */
+export const MAX_BACKFILL_BLOCKS = 1000;

@@ -1,6 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { type Operation, operationProperty, type OperationText } from '../operation';
+import * as backfill from './backfill.operation';
 import * as create from './create.operation';
 import * as deleteHook from './delete.operation';
 import * as disable from './disable.operation';
@@ -13,9 +14,10 @@ import * as getAll from './getAll.operation';
 import * as update from './update.operation';
 
 /** Operation values are part of the node's public interface: saved workflows refer to them. */
-type HookOperation = 'create' | 'delete' | 'disable' | 'disableMany' | 'enable' | 'enableMany' | 'evaluate' | 'get' | 'getAll' | 'update';
+type HookOperation = 'backfill' | 'create' | 'delete' | 'disable' | 'disableMany' | 'enable' | 'enableMany' | 'evaluate' | 'get' | 'getAll' | 'update';
 
 export const operations: Record<HookOperation, Operation> = {
+	backfill,
 	create,
 	delete: deleteHook,
 	disable,
@@ -36,6 +38,11 @@ export const operations: Record<HookOperation, Operation> = {
 const texts: Record<HookOperation, OperationText> = {
 	// "Register", not n8n's "Create": the guideline asks for the service's own terminology, and the
 	// service (Hiro Chainhooks) and its docs register hooks. The value stays `create`.
+	backfill: {
+		name: 'Backfill',
+		description: "Replay a range of blocks into a hook: the service evaluates each and posts the matches to the hook's webhook",
+		action: 'Backfill hook with blocks',
+	},
 	create: { name: 'Register', description: 'Register a new hook that posts matching chain events to a webhook', action: 'Register hook' },
 	delete: { name: 'Delete', description: 'Delete a hook permanently', action: 'Delete hook' },
 	disable: { name: 'Disable', description: 'Stop a hook from delivering, without deleting it', action: 'Disable hook' },
@@ -50,6 +57,7 @@ const texts: Record<HookOperation, OperationText> = {
 
 export const description: INodeProperties[] = [
 	operationProperty('hook', texts, 'create'),
+	...backfill.description,
 	...create.description,
 	...deleteHook.description,
 	...disable.description,
