@@ -28,6 +28,8 @@ export const EXAMPLES = {
 	rotateSecret: 'rotate-consumer-secret.json',
 	evaluate: 'evaluate-hook.json',
 	contractPrints: 'contract-prints-trigger.json',
+	ledger: 'ledger-postgres.json',
+	notify: 'notify-once.json',
 } as const;
 
 export type ExampleKey = keyof typeof EXAMPLES;

@@ -1,7 +1,7 @@
 /**
  * What the real-n8n suites of a run need installed, started before they run so that they do not
  * wait for it: the selected n8n's host (2-6 minutes on a fresh machine), Debian's Redis and
- * PostgreSQL (queue mode) and Chromium (the browser check) in one apt-get run beside it, then the
+ * PostgreSQL (queue mode, the recipes' ledger) and Chromium (the browser check) in one apt-get run beside it, then the
  * other n8n versions' hosts for the compatibility smoke test, one after another (never more than two
  * installs at once: the timed cases failed under three).
  *
@@ -31,7 +31,7 @@ export async function installForSuites(suites: string[], log: (what: string, msg
 	if (suites.length === 0) return failures;
 	const selected = selectedN8n();
 	const debian: DebianPackage[] = [
-		...(suites.some((suite) => /queue/.test(suite)) ? SERVER_PACKAGES : []),
+		...(suites.some((suite) => /queue|record/.test(suite)) ? SERVER_PACKAGES : []),
 		...(suites.some((suite) => /examples/.test(suite)) ? [CHROMIUM_PACKAGE] : []),
 	];
 	const others = suites.some((suite) => /compat\.e2e/.test(suite)) ? N8N_VERSIONS.filter((entry) => entry.version !== selected) : [];

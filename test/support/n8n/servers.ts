@@ -115,8 +115,13 @@ export interface Postgres extends Server {
 	/** A database made for the caller, owned by `user`. */
 	database: string;
 	user: 'postgres';
-	/** Runs one SQL statement with psql; the rows, each a list of its columns' text. */
-	query(sql: string): Promise<string[][]>;
+	/** Runs one SQL statement with psql (in `database`, else in the caller's database); the rows, each a list of its columns' text. */
+	query(sql: string, database?: string): Promise<string[][]>;
+	/**
+	 * Opens a transaction in a session of its own, runs `sql` in it and keeps it open (its row locks
+	 * held: a slow writer) until release() rolls it back.
+	 */
+	hold(sql: string, database?: string): Promise<{ release(): Promise<void> }>;
 }
 
 /** A PostgreSQL server on a free loopback port with a fresh cluster and one database, `database`. */
@@ -155,10 +160,30 @@ export async function startPostgres(database: string, log: Log = defaultLog): Pr
 		...serverHandle(child, port, dataDir),
 		database,
 		user: 'postgres',
-		async query(sql: string): Promise<string[][]> {
-			const result = await run(psql, [...psqlArgs, '-d', database, '-X', '-A', '-t', '-F', '\t', '-v', 'ON_ERROR_STOP=1', '-c', sql], { cwd: os.tmpdir(), timeoutMs: 30_000 });
+		async query(sql: string, inDatabase = database): Promise<string[][]> {
+			const result = await run(psql, [...psqlArgs, '-d', inDatabase, '-X', '-A', '-t', '-F', '\t', '-v', 'ON_ERROR_STOP=1', '-c', sql], { cwd: os.tmpdir(), timeoutMs: 30_000 });
 			if (result.code !== 0) throw runError(`psql -c ${JSON.stringify(sql)}`, result, 'See PostgreSQL\'s message above.');
 			return result.stdout.split('\n').filter((line) => line !== '').map((line) => line.split('\t'));
+		},
+		async hold(sql: string, inDatabase = database) {
+			const session = startProcess(psql, [...psqlArgs, '-d', inDatabase, '-X', '-A', '-t', '-q', '-v', 'ON_ERROR_STOP=1'], { cwd: os.tmpdir(), env: process.env, stdio: ['pipe', 'pipe', 'pipe'] });
+			const output: string[] = [];
+			const held = new Promise<void>((resolve, reject) => {
+				eachLine(session, (line) => {
+					output.push(line);
+					if (line === 'held') resolve();
+				});
+				session.once('exit', () => reject(new Error(`psql ended before it held ${JSON.stringify(sql)}:\n${output.join('\n')}`)));
+			});
+			session.stdin!.write(`BEGIN;\n${sql};\nSELECT 'held';\n`);
+			await held;
+			return {
+				async release() {
+					const ended = new Promise<void>((resolve) => session.once('exit', () => resolve()));
+					session.stdin!.end('ROLLBACK;\n\\q\n');
+					await ended;
+				},
+			};
 		},
 	};
 }

@@ -1,0 +1,302 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- test code: it runs in Node, not inside n8n (CONTRIBUTING.md, Commands) */
+/**
+ * The record suites' common part (test/suites/e2e/record*.e2e.test.ts): the two recipes
+ * (test/examples/workflows/ledger-postgres.json and notify-once.json) imported into a real n8n,
+ * the ledger in a PostgreSQL database of its own, the notifications sent to a local receiver, and a
+ * seeded chain script (chainScript.ts) streamed through the emulator, with one SIGKILL of n8n
+ * mid-stream and one Backfill overlapping what was delivered; then the ledger and the messages
+ * checked against the script's oracle.
+ */
+import * as http from 'http';
+import type { AddressInfo } from 'net';
+import { setTimeout as sleep } from 'timers/promises';
+
+import type { DeliveryReport, Emulator } from '../emulator';
+import { type ChainScript, chainScript, type LedgerRow } from './chainScript';
+import { ACTION_TYPE, CREDENTIAL_TYPE, loadExample } from './examples';
+import type { WorkflowJson } from './n8n/api';
+import { runWorkflowOnce } from './n8n/cli';
+import type { N8nInstance } from './n8n/instance';
+import type { Postgres } from './n8n/servers';
+
+export const LEDGER_DATABASE = 'ledger';
+
+/** The service's side for these suites: retries long enough to outlast an n8n restart, no interruption. */
+export const STREAM_EMULATOR = {
+	retryDelaysMs: [250, 500, 1000, 2000, 4000, 8000, 8000, 8000, 8000],
+	interruptAfterFailures: 1000,
+	deliveryTimeoutMs: 60_000,
+};
+
+export const CREATE_TABLE = `CREATE TABLE stacks_events (
+  event_id text PRIMARY KEY, block_height bigint NOT NULL, block_hash text NOT NULL, tx_hash text NOT NULL,
+  event_type text NOT NULL, asset_identifier text, sender text, recipient text, amount numeric)`;
+
+export interface Message {
+	eventId: string;
+	direction: 'apply' | 'rollback';
+	text: string;
+}
+
+/** The notify recipe's messages, as a chat's webhook would receive them (HTTP, 127.0.0.1). */
+export interface Receiver {
+	url: string;
+	messages: Message[];
+	close(): Promise<void>;
+}
+
+export async function startReceiver(): Promise<Receiver> {
+	const messages: Message[] = [];
+	const server = http.createServer((req, res) => {
+		let body = '';
+		req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+		req.on('end', () => {
+			messages.push(JSON.parse(body) as Message);
+			res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+		});
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	return {
+		url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/notify`,
+		messages,
+		close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
+	};
+}
+
+export interface RecordSetup {
+	n8n: N8nInstance;
+	emu: Emulator;
+	postgres: Postgres;
+	receiver: Receiver;
+	stacksCredential: { id: string; name: string };
+	/** Workflow ids of the two recipes, and their hooks at the emulator. */
+	ledger: { workflowId: string; hookUuid: string };
+	notify: { workflowId: string; hookUuid: string };
+}
+
+/** The recipes with this n8n's credentials and the receiver's address, as a user sets them up. */
+function recipes(stacks: { id: string; name: string }, postgres: { id: string; name: string }, receiverUrl: string): { ledger: WorkflowJson; notify: WorkflowJson } {
+	const ledger = loadExample('ledger', stacks);
+	const notify = loadExample('notify', stacks);
+	for (const node of ledger.nodes) if ((node.credentials as Record<string, unknown> | undefined)?.postgres) node.credentials = { postgres };
+	for (const node of notify.nodes) if (node.type === 'n8n-nodes-base.httpRequest') (node.parameters as Record<string, unknown>).url = receiverUrl;
+	return { ledger, notify };
+}
+
+/** The uuid of the recipe's hook at the emulator (a trigger registers a new one on each activation). */
+export function hookNamed(emu: Emulator, name: 'Ledger' | 'Notify once' | string): string {
+	const hook = emu.hooks().find((candidate) => candidate.definition.name === name);
+	if (!hook) throw new Error(`no hook named ${name} at the emulator: ${JSON.stringify(emu.hooks().map((h) => h.definition.name))}`);
+	return hook.uuid;
+}
+
+/** Creates the ledger's database and table, the credentials, and both recipes, active, in `n8n`. */
+export async function setUpRecipes(n8n: N8nInstance, emu: Emulator, postgres: Postgres, stacksCredential: { id: string; name: string }): Promise<RecordSetup> {
+	if (postgres.database !== LEDGER_DATABASE) await postgres.query(`CREATE DATABASE ${LEDGER_DATABASE}`);
+	await postgres.query(CREATE_TABLE, LEDGER_DATABASE);
+	const pgCredential = await n8n.api.createCredential({
+		name: 'Ledger database',
+		type: 'postgres',
+		data: { host: postgres.host, port: postgres.port, database: LEDGER_DATABASE, user: postgres.user, password: 'trust-auth', ssl: 'disable', allowUnauthorizedCerts: false, maxConnections: 10, sshTunnel: false },
+	});
+	const receiver = await startReceiver();
+	const { ledger, notify } = recipes(stacksCredential, { id: pgCredential.id, name: pgCredential.name }, receiver.url);
+	const ids: string[] = [];
+	for (const workflow of [ledger, notify]) {
+		const { id } = await n8n.api.createWorkflow(workflow);
+		await n8n.api.activate(id);
+		ids.push(id);
+	}
+	const hookOf = (name: string) => hookNamed(emu, name);
+	return {
+		n8n,
+		emu,
+		postgres,
+		receiver,
+		stacksCredential,
+		ledger: { workflowId: ids[0], hookUuid: hookOf('Ledger') },
+		notify: { workflowId: ids[1], hookUuid: hookOf('Notify once') },
+	};
+}
+
+/** The ledger table, as rows comparable with the oracle's, by event id. */
+export async function ledgerRows(postgres: Postgres): Promise<LedgerRow[]> {
+	const rows = await postgres.query('SELECT event_id, block_height, block_hash, tx_hash, sender, recipient, amount FROM stacks_events ORDER BY event_id', LEDGER_DATABASE);
+	return rows.map(([eventId, blockHeight, blockHash, txHash, sender, recipient, amount]) => ({ eventId, blockHeight: Number(blockHeight), blockHash, txHash, sender, recipient, amount }));
+}
+
+const byId = (rows: LedgerRow[]) => [...rows].sort((a, b) => a.eventId.localeCompare(b.eventId));
+
+/** Backfill of [from, to] into both recipes' hooks, run once by n8n's CLI as a user's manual workflow would. */
+export async function backfill(setup: RecordSetup, from: number, to: number): Promise<unknown> {
+	const node = (name: string, hookUuid: string, x: number) => ({
+		id: `backfill-${name}`,
+		name,
+		type: ACTION_TYPE,
+		typeVersion: 1,
+		position: [x, 0],
+		parameters: { resource: 'hook', operation: 'backfill', hookId: { __rl: true, mode: 'id', value: hookUuid }, fromHeight: from, toHeight: to },
+		credentials: { [CREDENTIAL_TYPE]: setup.stacksCredential },
+	});
+	const workflow: WorkflowJson = {
+		name: 'Backfill the recipes',
+		nodes: [
+			{ id: 'manual', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+			node('Backfill the ledger', setup.ledger.hookUuid, 250),
+			node('Backfill the notifications', setup.notify.hookUuid, 500),
+		],
+		connections: {
+			Start: { main: [[{ node: 'Backfill the ledger', type: 'main', index: 0 }]] },
+			'Backfill the ledger': { main: [[{ node: 'Backfill the notifications', type: 'main', index: 0 }]] },
+		},
+	};
+	const result = await runWorkflowOnce(setup.n8n, workflow, { timeoutMs: 180_000 });
+	if (result.exitCode !== 0) throw new Error(`the Backfill workflow failed (exit ${result.exitCode}):\n${result.stdout.slice(-3000)}\n${result.stderr.slice(-2000)}`);
+	return result.json;
+}
+
+export interface SequenceOptions {
+	seed: number;
+	/** Keeps this script's heights and hashes apart from the suite's other scripts. */
+	tag: number;
+	blocks: number;
+	/** Kills n8n (or one of its processes) and brings it back; run once, mid-stream. */
+	crash: () => Promise<void>;
+	/** Steps streamed ahead of the ones settled: the emulator's stream, not the test, keeps the order. */
+	ahead?: number;
+}
+
+export interface SequenceResult {
+	script: ChainScript;
+	rows: LedgerRow[];
+	messages: Message[];
+	/** What the stream cost: attempts of each recipe's hook, the failed ones, answers lost. */
+	attempts: { ledger: number; notify: number; failed: number; lost: number };
+	backfilled: { from: number; to: number };
+	crashedAtStep: number;
+}
+
+/** Streams one seeded script through the emulator into both recipes, with the crash and the backfill. */
+export async function runSequence(setup: RecordSetup, opts: SequenceOptions): Promise<SequenceResult> {
+	const { emu, postgres, receiver } = setup;
+	const startHeight = opts.tag * 100_000;
+	const script = chainScript(opts.seed, { blocks: opts.blocks, startHeight, tag: opts.tag });
+	await postgres.query('TRUNCATE stacks_events', LEDGER_DATABASE);
+	receiver.messages.length = 0;
+	const firstReport = emu.deliveries.length;
+
+	const crashAt = Math.floor(script.steps.length * (0.3 + (Math.abs(opts.seed) % 40) / 100));
+	const pending: Array<Promise<unknown>> = [];
+	const window: Array<Promise<unknown>> = [];
+	for (const [index, step] of script.steps.entries()) {
+		if (index === crashAt) await opts.crash();
+		if (step.kind === 'loseAnswer') {
+			emu.loseNextAnswers(1);
+			continue;
+		}
+		const sent = step.kind === 'apply' ? emu.injectBlock(step.block) : emu.injectReorg(step.rollback, step.apply);
+		pending.push(sent);
+		window.push(sent);
+		if (window.length >= (opts.ahead ?? 6)) await window.shift();
+	}
+	await Promise.all(pending);
+	await emu.settled();
+
+	// A backfill over a third of the range, all of it delivered already.
+	const from = startHeight + Math.floor(script.canonical.length / 3);
+	const to = from + 24;
+	await backfill(setup, from, to);
+	await emu.settled();
+	// The backfill's deliveries are answered once their executions finished (in order) or were queued.
+	await sleep(2000);
+
+	const reports = emu.deliveries.slice(firstReport);
+	const of = (uuid: string) => reports.filter((report) => report.hookUuid === uuid);
+	return {
+		script,
+		rows: await ledgerRows(postgres),
+		messages: [...receiver.messages],
+		attempts: {
+			ledger: of(setup.ledger.hookUuid).length,
+			notify: of(setup.notify.hookUuid).length,
+			failed: reports.filter((report) => report.error !== undefined).length,
+			lost: reports.filter((report) => report.answerLost === true).length,
+		},
+		backfilled: { from, to },
+		crashedAtStep: crashAt,
+	};
+}
+
+/** The ledger equals the canonical chain's events, exactly. */
+export function expectLedgerEqualsChain(result: SequenceResult): void {
+	const expected = byId(result.script.expectedRows);
+	const actual = byId(result.rows);
+	const expectedIds = new Set(expected.map((row) => row.eventId));
+	const actualIds = new Set(actual.map((row) => row.eventId));
+	// The differences first, named (a readable failure), then every field.
+	expect({ missing: [...expectedIds].filter((id) => !actualIds.has(id)), extra: [...actualIds].filter((id) => !expectedIds.has(id)) }).toEqual({ missing: [], extra: [] });
+	expect(actual).toEqual(expected);
+}
+
+const keyOf = (direction: string, eventId: string) => `${direction} ${eventId}`;
+
+/** The event ids of a delivery's payload, by direction. */
+function keysOfPayload(report: DeliveryReport): string[] {
+	const keys: string[] = [];
+	for (const direction of ['apply', 'rollback'] as const) {
+		for (const block of report.payload.event[direction]) {
+			for (const tx of block.transactions) {
+				const debit = tx.operations.find((op) => op.type === 'token_transfer' && op.amount?.value.startsWith('-'));
+				if (debit) keys.push(keyOf(direction, `${block.block_identifier.hash}:${tx.transaction_identifier.hash}:${debit.operation_identifier.index}`));
+			}
+		}
+	}
+	return keys;
+}
+
+/**
+ * Notify Once's promise: never two messages for one event in one block and direction; an
+ * announcement for every event ever applied, a correction for every event a reorganisation undid.
+ * The one exception, when `crashed` (the whole n8n killed): n8n killed between the step that records
+ * an event as seen and the one that sends its message loses those messages, at most the events of the
+ * one delivery that was running (its later retry finds them seen).
+ */
+export function expectNotifiedOnce(result: SequenceResult, emu: Emulator, notifyHook: string, crashed: boolean): { lostToTheCrash: number } {
+	const keys = result.messages.map((message) => keyOf(message.direction, message.eventId));
+	const twice = keys.filter((key, i) => keys.indexOf(key) !== i);
+	expect(twice).toEqual([]);
+	const expected = new Set([...[...result.script.applied].map((id) => keyOf('apply', id)), ...[...result.script.rolledBack].map((id) => keyOf('rollback', id))]);
+	const sent = new Set(keys);
+	expect([...sent].filter((key) => !expected.has(key))).toEqual([]);
+	const missing = [...expected].filter((key) => !sent.has(key));
+	if (missing.length === 0 || !crashed) {
+		expect(missing).toEqual([]);
+		return { lostToTheCrash: 0 };
+	}
+	// Every missing message belongs to one delivery whose answer never came (the execution the kill cut short).
+	const cut = emu.deliveries.filter((report) => report.hookUuid === notifyHook && report.error !== undefined && report.status === null);
+	const explained = cut.some((report) => {
+		const inPayload = new Set(keysOfPayload(report));
+		return missing.every((key) => inPayload.has(key));
+	});
+	expect({ missing, explainedByOneCutDelivery: explained }).toEqual({ missing, explainedByOneCutDelivery: true });
+	return { lostToTheCrash: missing.length };
+}
+
+export function describeResult(label: string, result: SequenceResult, seed: number): string {
+	const { counts } = result.script;
+	return (
+		`${label}: seed ${seed} (replay: RECORD_SEED=${seed}); ${result.script.steps.length} steps, ${counts.blocks} blocks, ${counts.reorgs} reorganisations ` +
+		`(depths ${JSON.stringify(counts.depths)}, ${counts.flipFlops} flip-flops), ${counts.lostAnswers} answers lost; crash at step ${result.crashedAtStep}; ` +
+		`backfill ${result.backfilled.from}-${result.backfilled.to}; ledger ${result.rows.length} rows (chain ${counts.transfers}); ${result.messages.length} messages; ` +
+		`delivery attempts ledger ${result.attempts.ledger}, notify ${result.attempts.notify}, failed ${result.attempts.failed}, answers lost ${result.attempts.lost}`
+	);
+}
+
+/** Seeds for this run: RECORD_SEED replays one; RECORD_SEQUENCES (default `count`) runs more. */
+export function sequenceSeeds(base: number, count: number): number[] {
+	const replay = Number(process.env.RECORD_SEED);
+	if (Number.isSafeInteger(replay)) return [replay];
+	const n = Number(process.env.RECORD_SEQUENCES ?? count);
+	return Array.from({ length: n }, (_, i) => (base + i * 7919) | 0);
+}
