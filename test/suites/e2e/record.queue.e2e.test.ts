@@ -1,0 +1,50 @@
+/* eslint-disable no-console, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-hardcoded-secrets -- test code: it runs in Node, not inside n8n (CONTRIBUTING.md, Commands) */
+/**
+ * The recipes (README, Recipes) in n8n's queue mode: Redis, PostgreSQL (n8n's database, and the
+ * ledger in a database of its own on the same server), a main process, two webhook processes and
+ * two workers. Seeded chain scripts of 200 blocks and more with reorganisations (flip-flops
+ * included), lost answers, one webhook process killed (SIGKILL) and restarted mid-stream, and one
+ * overlapping Backfill: with "Respond: When the Workflow Finishes" the ledger equals the canonical
+ * chain afterwards and Notify Once sent each message exactly once (the workers are not killed, so
+ * no execution is cut short). Regular mode: record.e2e.test.ts.
+ *
+ * RECORD_SEQUENCES=<n> runs n scripts instead of one; RECORD_SEED=<seed> replays one.
+ */
+import { type QueueStack, startQueueStack } from '../../support/n8n/queue';
+import { describeResult, expectLedgerEqualsChain, expectNotifiedOnce, type RecordSetup, runSequence, sequenceSeeds, setUpRecipes, STREAM_EMULATOR } from '../../support/record';
+
+let stack: QueueStack;
+let setup: RecordSetup;
+
+beforeAll(async () => {
+	stack = await startQueueStack({ apiKey: 'record-queue-key', consumerSecret: 'e2e-record-queue-secret-0123456789abcdef', credentialName: 'Stacks Hooks API', emulator: STREAM_EMULATOR });
+	setup = await setUpRecipes(stack.main, stack.emu, stack.postgres, stack.credential);
+}, 10 * 60_000);
+
+afterAll(async () => {
+	await setup?.receiver.close();
+	await stack?.close();
+}, 120_000);
+
+describe('Respond: When the Workflow Finishes (queue mode, two workers)', () => {
+	for (const [i, seed] of sequenceSeeds((Number(process.env.FC_SEED ?? Date.now()) + 2) | 0, 1).entries()) {
+		it(`keeps the ledger equal to the chain and notifies exactly once, through reorgs, duplicates, a killed webhook process and a backfill (seed ${seed})`, async () => {
+			const result = await runSequence(setup, {
+				seed,
+				tag: 20 + i,
+				blocks: 200,
+				crash: async () => {
+					const [webhook] = stack.webhooks;
+					await webhook.crash();
+					await webhook.restart();
+				},
+			});
+			console.log(describeResult('in order, queue mode', result, seed));
+			expectLedgerEqualsChain(result);
+			expectNotifiedOnce(result, stack.emu, setup.notify.hookUuid, false);
+			// The executions ran on both workers.
+			const executions = await stack.main.api.executions({ workflowId: setup.ledger.workflowId });
+			expect(executions.filter((execution) => execution.status === 'success').length).toBeGreaterThan(100);
+		}, 15 * 60_000);
+	}
+});
