@@ -14,9 +14,11 @@
  *   5. require() cost of the built package, and the tarball's size          (loading.ts)
  *   6. queue mode (Redis, PostgreSQL, 2 webhook processes, 2 workers) against regular mode:
  *      deliveries answered and executions completed per second, p99, CPU per role  (queue.ts)
+ *   7. one hook's stream answered when the workflow finishes, against Immediately and the in-order
+ *      floor, and the ledger recipe's events per second into PostgreSQL          (record.ts)
  *
  * Environment: BENCH_ROUNDS (rounds of part 1, default 3); BENCH_PARTS=2,3 (only those parts, for a
- * quick look; the default runs all six). Interrupted, support's process handling kills every
+ * quick look; the default runs all seven). Interrupted, support's process handling kills every
  * process this run started and removes its folders.
  */
 import * as fs from 'fs';
@@ -29,6 +31,7 @@ import { REPO_DIR } from '../../support/paths';
 import { loadingRows } from './loading';
 import { deliveryRows } from './n8n-delivery';
 import { queueRows } from './queue';
+import { recordRows } from './record';
 import { fmtRatio, type Row } from './util';
 
 const OUT_FILE = path.join(REPO_DIR, 'test', 'tools', 'bench', 'last-run.md');
@@ -49,12 +52,12 @@ const METHOD = [
 		'secret) followed by a Code node that splits the delivery into the same per-transaction items; and the floor, alone. ' +
 		'A/B/C then C/B/A over the rounds, medians reported. n8n keeps its default of saving every execution, and every execution is checked. ' +
 		'The Stacks credential holds no consumer secret: the trigger reads the account\'s from the emulator at activation.',
-	'The floor is the cheapest community trigger n8n 2.41 allows: a package of its own (plain JS, no dependencies, test/tools/bench/floor/) ' +
-		'packed and installed like the Stacks package, one node of typeVersion 1.1 with one POST webhook answered on receipt, no credential ' +
-		'and no parameter; webhook() compares the x-hook-consumer-secret header with a constant, answers 401 or {received: true, items: 1} ' +
-		'itself, and outputs one empty item. What it costs is what n8n charges any community trigger per delivery; rows …f hold the ' +
-		'Stacks Hooks Trigger within 1.05× of it (only 1-tx and rejected deliveries: on 500-tx ones the floor does not do the same work), ' +
-		'and their raw numbers give the floor beside Webhook+Code.',
+	'The floor is the cheapest community trigger n8n 2.41 allows that does the same job: a package of its own (plain JS, no dependencies, ' +
+		'test/tools/bench/floor/) packed and installed like the Stacks package, one node of typeVersion 1.1 with one POST webhook, no credential ' +
+		'and no parameter; webhook() compares the x-hook-consumer-secret header with a constant (401 otherwise), splits the delivery into the ' +
+		'same per-transaction items as the trigger (no checks of the body) and returns {received: true, items: n} for n8n to answer once the ' +
+		'execution is queued, as the trigger does. What it costs is what n8n charges any community trigger per delivery; rows …f hold the ' +
+		'Stacks Hooks Trigger within 1.05× of it, and their raw numbers give the floor beside Webhook+Code.',
 	'It runs twice on the same user folder: with n8n\'s defaults, then with N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true. With its defaults ' +
 		'n8n 2.41 sets up a fresh sandboxed expression isolate (a pool of one) for every webhook request to any node but its own Webhook ' +
 		'node, which it exempts, and again to load a credential and to start an execution; with the setting, only when an expression needs one.',
@@ -98,7 +101,7 @@ function markdown(rows: Row[], head: string[], footer: string[]): string {
 
 async function main(): Promise<number> {
 	const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
-	const only = (process.env.BENCH_PARTS ?? '1,2,3,4,5,6').split(',').map((p) => p.trim());
+	const only = (process.env.BENCH_PARTS ?? '1,2,3,4,5,6,7').split(',').map((p) => p.trim());
 	const rows: Row[] = [];
 	const errors: string[] = [];
 	const parts: Array<[string, () => Promise<Row[]>]> = [
@@ -111,6 +114,7 @@ async function main(): Promise<number> {
 		['4 pacing', async () => [...(await engine('pacing')), ...(await engine('pacing-2s'))]],
 		['1 deliveries in n8n', () => deliveryRows(rounds, log)],
 		['6 queue mode', () => queueRows(log)],
+		['7 one hook in order, and the ledger', () => recordRows(rounds, log)],
 	];
 	for (const [name, measure] of parts.filter(([name]) => only.includes(name.split(' ')[0]))) {
 		log(`${name}…`);
@@ -130,7 +134,7 @@ async function main(): Promise<number> {
 		`Node ${process.version} (bench, in-process parts); n8n ${selectedN8n()} (test/support/n8n/hosts); part 6 with Debian's Redis and PostgreSQL`,
 		`Date: ${new Date().toISOString()}`,
 	];
-	const skipped = ['1', '2', '3', '4', '5', '6'].filter((p) => !only.includes(p));
+	const skipped = ['1', '2', '3', '4', '5', '6', '7'].filter((p) => !only.includes(p));
 	const footer = [
 		`Whole run: ${((Date.now() - started) / 1000).toFixed(0)} s.`,
 		...(skipped.length ? [`Parts skipped (BENCH_PARTS): ${skipped.join(', ')}.`] : []),

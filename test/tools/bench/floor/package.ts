@@ -14,12 +14,14 @@ import { REPO_DIR } from '../../../support/paths';
 import { SECRET } from '../payloads';
 
 export const FLOOR_PACKAGE = 'n8n-nodes-bench-floor';
-/** The node's type as n8n names it in workflows. */
+/** The node types as n8n names them in workflows: answered on receipt, and once the workflow has run. */
 export const FLOOR_TYPE = `${FLOOR_PACKAGE}.floorTrigger`;
+export const FLOOR_IN_ORDER_TYPE = `${FLOOR_PACKAGE}.floorTriggerInOrder`;
 
-const NODE_FILE = 'FloorTrigger.node.js';
+const NODE_FILES = ['FloorTrigger.node.js', 'FloorTriggerInOrder.node.js'];
 /** Read from the sources: tsc compiles only .ts into .build/. */
-const NODE_SOURCE = path.join(REPO_DIR, 'test', 'tools', 'bench', 'floor', NODE_FILE);
+const SOURCE_DIR = path.join(REPO_DIR, 'test', 'tools', 'bench', 'floor');
+const NODE_SOURCE = path.join(SOURCE_DIR, NODE_FILES[0]);
 
 /** The packed floor package (a .tgz path). */
 export async function packFloor(): Promise<string> {
@@ -37,12 +39,11 @@ export async function packFloor(): Promise<string> {
 			keywords: ['n8n-community-node-package'],
 			license: 'MIT',
 			files: ['dist'],
-			n8n: { n8nNodesApiVersion: 1, credentials: [], nodes: [`dist/nodes/${NODE_FILE}`] },
+			n8n: { n8nNodesApiVersion: 1, credentials: [], nodes: NODE_FILES.map((file) => `dist/nodes/${file}`) },
 		}, null, 2) + '\n',
 	);
-	const built = path.join(dir, 'dist', 'nodes', NODE_FILE);
-	fs.mkdirSync(path.dirname(built), { recursive: true });
-	fs.writeFileSync(built, source);
+	fs.mkdirSync(path.join(dir, 'dist', 'nodes'), { recursive: true });
+	for (const file of NODE_FILES) fs.copyFileSync(path.join(SOURCE_DIR, file), path.join(dir, 'dist', 'nodes', file));
 	// packPackage runs `npm run build` unless every dist/*.js is at least as new as package.json:
 	// there is no build here, so the manifest is dated a minute back to leave no doubt.
 	const aMinuteAgo = new Date(Date.now() - 60_000);
