@@ -50,7 +50,8 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookR
 	if (ctx.getMode() === 'manual') handOverTestDelivery(ctx, workflowData);
 	// n8n saves what webhook() changed in the static data (here: a secret read again after a
 	// rotation) only when the node has answered before the execution starts; this one delivery is
-	// answered at once, every other after its execution is queued.
+	// answered at once, every other after its execution is queued (or, responding when the workflow
+	// finishes, after it has run: this one delivery, the first after a rotation, is then not held back).
 	if (staticData.consumerSecret !== keptBefore) return { ...answer(200, accepted), workflowData };
 	return { webhookResponse: accepted, workflowData };
 }
