@@ -35,6 +35,7 @@ function expectedItems(payload: DeliveryPayload): IDataObject[] {
 	const blocks = [...payload.event.rollback.map((b) => ['rollback', b] as const), ...payload.event.apply.map((b) => ['apply', b] as const)];
 	return blocks.flatMap(([direction, b]) =>
 		b.transactions.map((tx) => ({
+			transactionId: `${b.block_identifier.hash}:${tx.transaction_identifier.hash}`,
 			...expectedBlockFields(payload, direction, b),
 			txHash: tx.transaction_identifier.hash,
 			txType: tx.metadata.type,
