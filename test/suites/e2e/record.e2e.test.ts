@@ -54,7 +54,7 @@ afterAll(async () => {
 	await postgres?.stop();
 }, 120_000);
 
-/** The ledger recipe's trigger set to respond `mode`, re-activated (the same hook kept). */
+/** The ledger recipe's trigger set to respond `mode`, and re-activated (with a new hook). */
 async function respond(mode: 'onReceived' | 'lastNode'): Promise<void> {
 	const { n8n } = stack;
 	const workflow = await n8n.api.getWorkflow(setup.ledger.workflowId);
@@ -64,6 +64,24 @@ async function respond(mode: 'onReceived' | 'lastNode'): Promise<void> {
 	await n8n.api.activate(setup.ledger.workflowId);
 	// Deactivation deleted the hook; activation registered a new one.
 	setup.ledger.hookUuid = hookNamed(emu, 'Ledger');
+}
+
+/** A block with one transfer, and the fork that replaces it (another transfer), at `height`. */
+function blockAndFork(height: number, tag: string) {
+	const transfer = (n: number) => ({ kind: 'stx_transfer' as const, sender: 'ST1PQHQKV0RJXZFY1DGX8MNSNYVE3VGZJSRTPGZGM', recipient: 'ST2CY5V39NHDPWSXMW9QDT3HC3GD6Q6XX4CFRK9AG', amount: 1000 + n, txid: `0x${tag}${String(n).padStart(64 - tag.length, '0')}` });
+	const block = { height, hash: `0x${tag}${'a'.repeat(64 - tag.length)}`, transactions: [transfer(1)] };
+	const fork = { height, hash: `0x${tag}${'b'.repeat(64 - tag.length)}`, transactions: [transfer(2)] };
+	return { block, fork, blockRow: transfersOf(block)[0], forkRow: transfersOf(fork)[0] };
+}
+
+/** The apply's first row held by another transaction: its write waits, as behind a slow database. */
+const holdRow = (eventId: string) =>
+	postgres.hold(`INSERT INTO stacks_events (event_id, block_height, block_hash, tx_hash, event_type) VALUES ('${eventId}', 0, 'held', 'held', 'held')`, LEDGER_DATABASE);
+
+const ledgerDeliveries = () => emu.deliveries.filter((report) => report.hookUuid === setup.ledger.hookUuid && report.error === undefined);
+
+async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 60_000): Promise<void> {
+	for (const deadline = Date.now() + timeoutMs; !(await check()); await sleep(200)) if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
 }
 
 describe('Respond: When the Workflow Finishes (regular mode)', () => {
@@ -86,27 +104,32 @@ describe('Respond: When the Workflow Finishes (regular mode)', () => {
 			expect(result.attempts.failed).toBeGreaterThan(0);
 		}, 15 * 60_000);
 	}
+
+	it('answers a delivery whose workflow failed 500, and the service sends it again until the ledger has it', async () => {
+		await postgres.query('TRUNCATE stacks_events', LEDGER_DATABASE);
+		const { block, blockRow } = blockAndFork(900_003, 'fa11ed');
+		const before = emu.deliveries.length;
+		const attempts = () => emu.deliveries.slice(before).filter((report) => report.hookUuid === setup.ledger.hookUuid);
+		// The table gone for a while: the Postgres node fails, so the workflow does.
+		await postgres.query('ALTER TABLE stacks_events RENAME TO stacks_events_away', LEDGER_DATABASE);
+		let delivered: Promise<unknown> | undefined;
+		try {
+			delivered = emu.injectBlock(block);
+			await until('two failed attempts', () => attempts().length >= 2);
+		} finally {
+			await postgres.query('ALTER TABLE stacks_events_away RENAME TO stacks_events', LEDGER_DATABASE);
+		}
+		await delivered;
+		await emu.settled();
+		const statuses = attempts().map((report) => report.status);
+		expect(statuses.slice(0, -1).every((status) => status === 500)).toBe(true);
+		expect(statuses.length).toBeGreaterThanOrEqual(3);
+		expect(statuses.at(-1)).toBe(200);
+		expect((await ledgerRows(postgres)).map((row) => row.eventId)).toEqual([blockRow.eventId]);
+	}, 5 * 60_000);
 });
 
 describe('Respond: Immediately (the default)', () => {
-	/** A block with one transfer, and the fork that replaces it (another transfer), at `height`. */
-	function blockAndFork(height: number, tag: string) {
-		const transfer = (n: number) => ({ kind: 'stx_transfer' as const, sender: 'ST1PQHQKV0RJXZFY1DGX8MNSNYVE3VGZJSRTPGZGM', recipient: 'ST2CY5V39NHDPWSXMW9QDT3HC3GD6Q6XX4CFRK9AG', amount: 1000 + n, txid: `0x${tag}${String(n).padStart(64 - tag.length, '0')}` });
-		const block = { height, hash: `0x${tag}${'a'.repeat(64 - tag.length)}`, transactions: [transfer(1)] };
-		const fork = { height, hash: `0x${tag}${'b'.repeat(64 - tag.length)}`, transactions: [transfer(2)] };
-		return { block, fork, blockRow: transfersOf(block)[0], forkRow: transfersOf(fork)[0] };
-	}
-
-	/** The apply's first row held by another transaction: its write waits, as behind a slow database. */
-	const holdRow = (eventId: string) =>
-		postgres.hold(`INSERT INTO stacks_events (event_id, block_height, block_hash, tx_hash, event_type) VALUES ('${eventId}', 0, 'held', 'held', 'held')`, LEDGER_DATABASE);
-
-	const ledgerDeliveries = () => emu.deliveries.filter((report) => report.hookUuid === setup.ledger.hookUuid && report.error === undefined);
-
-	async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 60_000): Promise<void> {
-		for (const deadline = Date.now() + timeoutMs; !(await check()); await sleep(200)) if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-	}
-
 	afterAll(async () => {
 		await respond('lastNode');
 	}, 120_000);
