@@ -15,7 +15,6 @@ import type { DeliveryReport, Emulator } from '../emulator';
 import { type ChainScript, chainScript, type LedgerRow } from './chainScript';
 import { ACTION_TYPE, CREDENTIAL_TYPE, loadExample } from './examples';
 import type { WorkflowJson } from './n8n/api';
-import { runWorkflowOnce } from './n8n/cli';
 import type { N8nInstance } from './n8n/instance';
 import type { Postgres } from './n8n/servers';
 
@@ -102,7 +101,7 @@ export async function setUpRecipes(n8n: N8nInstance, emu: Emulator, postgres: Po
 	const receiver = await startReceiver();
 	const { ledger, notify } = recipes(stacksCredential, { id: pgCredential.id, name: pgCredential.name }, receiver.url);
 	const ids: string[] = [];
-	for (const workflow of [ledger, notify]) {
+	for (const workflow of [ledger, notify, backfillWorkflow(stacksCredential)]) {
 		const { id } = await n8n.api.createWorkflow(workflow);
 		await n8n.api.activate(id);
 		ids.push(id);
@@ -127,32 +126,47 @@ export async function ledgerRows(postgres: Postgres): Promise<LedgerRow[]> {
 
 const byId = (rows: LedgerRow[]) => [...rows].sort((a, b) => a.eventId.localeCompare(b.eventId));
 
-/** Backfill of [from, to] into both recipes' hooks, run once by n8n's CLI as a user's manual workflow would. */
-export async function backfill(setup: RecordSetup, from: number, to: number): Promise<unknown> {
-	const node = (name: string, hookUuid: string, x: number) => ({
-		id: `backfill-${name}`,
+const BACKFILL_PATH = 'backfill-recipes';
+
+/**
+ * A user's workflow that backfills both recipes' hooks: a Webhook (answering once the workflow has
+ * run) and two Backfill nodes, heights and hooks from the request. Started by a request rather than
+ * by n8n's CLI, whose two starts of n8n (import, execute) cost a minute; in queue mode it runs on a worker.
+ */
+function backfillWorkflow(stacks: { id: string; name: string }): WorkflowJson {
+	const body = (field: string) => `={{ $('Start').first().json.body.${field} }}`;
+	const node = (name: string, hook: 'ledger' | 'notify', x: number) => ({
+		id: `backfill-${hook}`,
 		name,
 		type: ACTION_TYPE,
 		typeVersion: 1,
 		position: [x, 0],
-		parameters: { resource: 'hook', operation: 'backfill', hookId: { __rl: true, mode: 'id', value: hookUuid }, fromHeight: from, toHeight: to },
-		credentials: { [CREDENTIAL_TYPE]: setup.stacksCredential },
+		parameters: { resource: 'hook', operation: 'backfill', hookId: { __rl: true, mode: 'id', value: body(hook) }, fromHeight: body('from'), toHeight: body('to') },
+		credentials: { [CREDENTIAL_TYPE]: stacks },
 	});
-	const workflow: WorkflowJson = {
+	return {
 		name: 'Backfill the recipes',
 		nodes: [
-			{ id: 'manual', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
-			node('Backfill the ledger', setup.ledger.hookUuid, 250),
-			node('Backfill the notifications', setup.notify.hookUuid, 500),
+			{ id: 'start', name: 'Start', type: 'n8n-nodes-base.webhook', typeVersion: 2, position: [0, 0], webhookId: '0b5f3c1e-7a2d-4e8f-9c6b-1d4a7e2f8b30', parameters: { httpMethod: 'POST', path: BACKFILL_PATH, responseMode: 'lastNode', options: {} } },
+			node('Backfill the ledger', 'ledger', 250),
+			node('Backfill the notifications', 'notify', 500),
 		],
 		connections: {
 			Start: { main: [[{ node: 'Backfill the ledger', type: 'main', index: 0 }]] },
 			'Backfill the ledger': { main: [[{ node: 'Backfill the notifications', type: 'main', index: 0 }]] },
 		},
 	};
-	const result = await runWorkflowOnce(setup.n8n, workflow, { timeoutMs: 180_000 });
-	if (result.exitCode !== 0) throw new Error(`the Backfill workflow failed (exit ${result.exitCode}):\n${result.stdout.slice(-3000)}\n${result.stderr.slice(-2000)}`);
-	return result.json;
+}
+
+/** Backfill of [from, to] into both recipes' hooks, by the Backfill workflow; resolves with its last node's output. */
+export async function backfill(setup: RecordSetup, from: number, to: number): Promise<unknown> {
+	const answer = await setup.n8n.request(`${setup.n8n.webhookBaseUrl}webhook/${BACKFILL_PATH}`, {
+		method: 'POST',
+		body: { from, to, ledger: setup.ledger.hookUuid, notify: setup.notify.hookUuid },
+		timeoutMs: 180_000,
+	});
+	if (answer.status !== 200) throw new Error(`the Backfill workflow answered ${answer.status}: ${answer.text.slice(0, 3000)}`);
+	return answer.json;
 }
 
 export interface SequenceOptions {
@@ -205,7 +219,8 @@ export async function runSequence(setup: RecordSetup, opts: SequenceOptions): Pr
 	// A backfill over a third of the range, all of it delivered already.
 	const from = startHeight + Math.floor(script.canonical.length / 3);
 	const to = from + 24;
-	await backfill(setup, from, to);
+	const replayed = await backfill(setup, from, to);
+	expect(replayed).toEqual({ uuid: setup.notify.hookUuid, fromHeight: from, toHeight: to, replayed: to - from + 1 });
 	await emu.settled();
 	// The backfill's deliveries are answered once their executions finished (in order) or were queued.
 	await sleep(2000);
