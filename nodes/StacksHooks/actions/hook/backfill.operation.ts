@@ -3,29 +3,13 @@ import { NodeApiError, NodeOperationError, updateDisplayOptions } from 'n8n-work
 
 import { evaluateHook, getHook } from '../../../shared/api/hookEndpoints';
 import { MAX_BACKFILL_BLOCKS } from '../../../shared/constants';
-import { hookIdLocator } from './common.descriptions';
+import { blockHeightProperty, hookIdLocator } from './common.descriptions';
 import { getHookId } from './common.helpers';
 
 const properties: INodeProperties[] = [
 	hookIdLocator,
-	{
-		displayName: 'From Block Height',
-		name: 'fromHeight',
-		type: 'number',
-		typeOptions: { minValue: 0, numberPrecision: 0 },
-		required: true,
-		default: 0,
-		description: 'The first block to replay',
-	},
-	{
-		displayName: 'To Block Height',
-		name: 'toHeight',
-		type: 'number',
-		typeOptions: { minValue: 0, numberPrecision: 0 },
-		required: true,
-		default: 0,
-		description: `The last block to replay (included). At most ${MAX_BACKFILL_BLOCKS} blocks per item.`,
-	},
+	blockHeightProperty('fromHeight', 'From Block Height', 'The first block to replay'),
+	blockHeightProperty('toHeight', 'To Block Height', `The last block to replay (included). At most ${MAX_BACKFILL_BLOCKS} blocks per item.`),
 	{
 		displayName:
 			"The service evaluates the hook against each block and posts the matches to the hook's webhook, as it would have at the time. Requests are paced within the account's rate limit. With the recipes in the README, replaying blocks that were delivered already changes nothing.",

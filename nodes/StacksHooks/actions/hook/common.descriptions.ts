@@ -1,4 +1,4 @@
-/** Parameters several hook operations share: the hook picker, and the filters of the bulk operations. */
+/** Parameters several hook operations share: the hook picker, a block height, and the filters of the bulk operations. */
 import type { INodeProperties } from 'n8n-workflow';
 
 import { HOOK_STATUS_NAMES, HOOK_STATUSES, MAX_BULK_UUIDS, UUID_PATTERN } from '../../../shared/constants';
@@ -32,6 +32,17 @@ export const hookIdLocator: INodeProperties = {
 		},
 	],
 };
+
+/** A required block height (a whole number of 0 or more): Evaluate's block, Backfill's From and To. */
+export const blockHeightProperty = (name: string, displayName: string, description: string): INodeProperties => ({
+	displayName,
+	name,
+	type: 'number',
+	typeOptions: { minValue: 0, numberPrecision: 0 },
+	required: true,
+	default: 0,
+	description,
+});
 
 export const bulkFiltersProperty: INodeProperties = {
 	displayName: 'Filters',

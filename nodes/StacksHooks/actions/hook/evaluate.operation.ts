@@ -2,20 +2,12 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { type BlockRef, evaluateHook } from '../../../shared/api/hookEndpoints';
-import { hookIdLocator } from './common.descriptions';
+import { blockHeightProperty, hookIdLocator } from './common.descriptions';
 import { getHookId } from './common.helpers';
 
 const properties: INodeProperties[] = [
 	hookIdLocator,
-	{
-		displayName: 'Block Height',
-		name: 'blockHeight',
-		type: 'number',
-		typeOptions: { minValue: 0, numberPrecision: 0 },
-		required: true,
-		default: 0,
-		description: 'The block to test the hook against. Matches are posted to the hook\'s webhook a few seconds later.',
-	},
+	blockHeightProperty('blockHeight', 'Block Height', "The block to test the hook against. Matches are posted to the hook's webhook a few seconds later."),
 	{
 		displayName: 'Options',
 		name: 'options',
