@@ -184,8 +184,8 @@ export interface SequenceResult {
 	script: ChainScript;
 	rows: LedgerRow[];
 	messages: Message[];
-	/** What the stream cost: attempts of each recipe's hook, the failed ones, answers lost. */
-	attempts: { ledger: number; notify: number; failed: number; lost: number };
+	/** What the stream cost: attempts of each recipe's hook, the failed ones, answers lost, attempts n8n never answered. */
+	attempts: { ledger: number; notify: number; failed: number; lost: number; timedOut: number };
 	backfilled: { from: number; to: number };
 	crashedAtStep: number;
 }
@@ -236,6 +236,7 @@ export async function runSequence(setup: RecordSetup, opts: SequenceOptions): Pr
 			notify: of(setup.notify.hookUuid).length,
 			failed: reports.filter((report) => report.error !== undefined).length,
 			lost: reports.filter((report) => report.answerLost === true).length,
+			timedOut: reports.filter((report) => report.error?.startsWith('No answer within') === true).length,
 		},
 		backfilled: { from, to },
 		crashedAtStep: crashAt,
@@ -304,7 +305,7 @@ export function describeResult(label: string, result: SequenceResult, seed: numb
 		`${label}: seed ${seed} (replay: RECORD_SEED=${seed}); ${result.script.steps.length} steps, ${counts.blocks} blocks, ${counts.reorgs} reorganisations ` +
 		`(depths ${JSON.stringify(counts.depths)}, ${counts.flipFlops} flip-flops), ${counts.lostAnswers} answers lost; crash at step ${result.crashedAtStep}; ` +
 		`backfill ${result.backfilled.from}-${result.backfilled.to}; ledger ${result.rows.length} rows (chain ${counts.transfers}); ${result.messages.length} messages; ` +
-		`delivery attempts ledger ${result.attempts.ledger}, notify ${result.attempts.notify}, failed ${result.attempts.failed}, answers lost ${result.attempts.lost}`
+		`delivery attempts ledger ${result.attempts.ledger}, notify ${result.attempts.notify}, failed ${result.attempts.failed}, answers lost ${result.attempts.lost}, not answered in time ${result.attempts.timedOut}`
 	);
 }
 
