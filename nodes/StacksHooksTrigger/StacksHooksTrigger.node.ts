@@ -14,7 +14,7 @@ import '../shared/n8nVersion';
 import { CREDENTIAL_TYPE } from '../shared/constants';
 import { triggerOnProperty } from '../shared/eventFilters';
 import { hookOptionsProperty } from '../shared/hookOptions';
-import { answerModeFields, answerModeProperty } from './delivery/answerMode';
+import { answerModeFields, answerModeProperty, answerModeQueueNotice } from './delivery/answerMode';
 import { receiveDelivery } from './delivery/receive';
 import { DEFAULT_HEALTH_CHECK_MINUTES, startHealthChecks } from './hook/healthCheck';
 import { checkExists, create, remove } from './hook/lifecycle';
@@ -100,6 +100,7 @@ export class StacksHooksTrigger implements INodeType {
 				default: 'include',
 			},
 			answerModeProperty,
+			answerModeQueueNotice,
 			...sampleBlockProperties,
 			hookOptionsProperty('trigger', {}, [
 				{

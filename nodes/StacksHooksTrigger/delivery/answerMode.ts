@@ -39,6 +39,16 @@ export const answerModeProperty: INodeProperties = {
 	description: 'When the service gets its answer to a delivery',
 };
 
+/** Shown with When the Workflow Finishes: what queue mode needs for it (README, Queue mode). */
+export const answerModeQueueNotice: INodeProperties = {
+	displayName:
+		"In queue mode, set N8N_EXECUTIONS_QUEUE_KEEP_LAST_COMPLETED=1000 on every n8n process: without it n8n can miss that a quick execution finished, and the delivery waits for the service's time-out before it is sent again",
+	name: 'answerModeQueueNotice',
+	type: 'notice',
+	default: '',
+	displayOptions: { show: { responseMode: ['lastNode'] } },
+};
+
 /** The `template` is what the editor and n8n 1.x evaluate; `resolve` is the same rule, for n8n 2.41 without an expression. */
 interface Field {
 	template: string;

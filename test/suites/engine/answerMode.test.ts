@@ -7,7 +7,7 @@
  * test/suites/e2e/record.e2e.test.ts.
  */
 import type { INode, INodeParameters, INodeTypes, IWebhookDescription } from 'n8n-workflow';
-import { resolveWebhookDescriptionField, webhookDescriptionIsNativelyResolvable, Workflow } from 'n8n-workflow';
+import { NodeHelpers, resolveWebhookDescriptionField, webhookDescriptionIsNativelyResolvable, Workflow } from 'n8n-workflow';
 
 import { StacksHooksTrigger } from '../../../nodes/StacksHooksTrigger/StacksHooksTrigger.node';
 
@@ -40,6 +40,13 @@ describe('Respond (the answer mode)', () => {
 		const property = trigger.description.properties.find((p) => p.name === 'responseMode')!;
 		expect(property.default).toBe('onReceived');
 		expect(property.options!.map((option) => 'value' in option && option.value)).toEqual(['onReceived', 'lastNode']);
+	});
+
+	it('shows the queue-mode notice with When the Workflow Finishes only', () => {
+		const notice = trigger.description.properties.find((p) => p.name === 'answerModeQueueNotice')!;
+		const shownWith = (responseMode: string) => NodeHelpers.displayParameter({ responseMode }, notice, { typeVersion: 1.1 }, trigger.description);
+		expect([shownWith('onReceived'), shownWith('lastNode')]).toEqual([false, true]);
+		expect(notice.displayName).toContain('N8N_EXECUTIONS_QUEUE_KEEP_LAST_COMPLETED');
 	});
 
 	it.each([
