@@ -6,6 +6,9 @@ import type { DeliveryPayload, Direction, HookRecord, Network, SecretHeader } fr
 
 export const DELIVERY_TIMEOUT_MS = 10_000;
 
+/** How a report's `error` begins when the receiver did not answer within the delivery time-out. */
+export const NO_ANSWER = 'No answer within';
+
 /** The block cut down to the hook's matching transactions, or null when none match (nothing is sent). */
 export function buildPayload(hook: HookRecord, block: Block, network: Network, direction: Direction): DeliveryPayload | null {
 	const transactions = matchingTransactions(hook.definition, block);
@@ -66,7 +69,7 @@ export class DeliveryClient {
 			return status >= 200 && status < 300 ? { status } : { status, error: `Receiver answered ${status}` };
 		} catch (error) {
 			const { code, message } = error as { code?: string; message?: string };
-			if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return { status, error: `No answer within ${timeoutMs} ms` };
+			if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return { status, error: `${NO_ANSWER} ${timeoutMs} ms` };
 			return { status, error: code && !String(message).includes(code) ? `${code}: ${message}` : String(message ?? error) };
 		}
 	}

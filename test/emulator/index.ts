@@ -22,5 +22,6 @@ export { startEmulator, type Emulator } from './server';
 export * from './chain';
 export { checkBlock, checkDefinition, checkDelivery, type SchemaCheck } from './schemas';
 export { API_PREFIXES } from './api';
+export { NO_ANSWER } from './delivery';
 export { CONTROL_PREFIX, type EmulatorState } from './control';
 export type * from './types';

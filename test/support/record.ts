@@ -11,7 +11,7 @@ import * as http from 'http';
 import type { AddressInfo } from 'net';
 import { setTimeout as sleep } from 'timers/promises';
 
-import type { DeliveryReport, Emulator } from '../emulator';
+import { type DeliveryReport, type Emulator, NO_ANSWER } from '../emulator';
 import { type ChainScript, chainScript, type LedgerRow } from './chainScript';
 import { ACTION_TYPE, CREDENTIAL_TYPE, loadExample } from './examples';
 import type { WorkflowJson } from './n8n/api';
@@ -236,7 +236,7 @@ export async function runSequence(setup: RecordSetup, opts: SequenceOptions): Pr
 			notify: of(setup.notify.hookUuid).length,
 			failed: reports.filter((report) => report.error !== undefined).length,
 			lost: reports.filter((report) => report.answerLost === true).length,
-			timedOut: reports.filter((report) => report.error?.startsWith('No answer within') === true).length,
+			timedOut: reports.filter((report) => report.error?.startsWith(NO_ANSWER) === true).length,
 		},
 		backfilled: { from, to },
 		crashedAtStep: crashAt,
