@@ -6,7 +6,7 @@
 import { HttpError, type Reply, type Route } from './http';
 import type { Emulator } from './server';
 import type { HookRecord, Network } from './types';
-import { parseBlock, parseConfigPatch, parseFault, parseLostAnswers, parseReorg } from './validation';
+import { parseBlock, parseConfigPatch, parseFault, parseDeliveryFaults, parseReorg } from './validation';
 
 export const CONTROL_PREFIX = '/_emulator';
 
@@ -35,9 +35,10 @@ const injectReorg: Handler = async (context, { body }) => {
 	return ok({ deliveries: await context.injectReorg(rollback, apply) });
 };
 
-const loseAnswers: Handler = (context, { body }) => {
-	const { loseAnswers: count, hookUuid } = parseLostAnswers(body);
-	context.loseNextAnswers(count, { hookUuid });
+const deliveryFaults: Handler = (context, { body }) => {
+	const { loseAnswers, dropDeliveries, hookUuid } = parseDeliveryFaults(body);
+	context.loseNextAnswers(loseAnswers ?? 0, { hookUuid });
+	context.dropNextDeliveries(dropDeliveries ?? 0, { hookUuid });
 	return NO_CONTENT;
 };
 
@@ -62,7 +63,7 @@ export const CONTROL_ROUTES: Array<Route<Handler>> = [
 	{ pattern: /^\/config$/, methods: { PATCH: (context, { body }) => (context.configure(parseConfigPatch(body)), ok(context.currentConfig())) } },
 	{ pattern: /^\/reorg$/, methods: { POST: injectReorg } },
 	{ pattern: /^\/faults$/, methods: { POST: armFaults } },
-	{ pattern: /^\/faults\/deliveries$/, methods: { POST: loseAnswers } },
+	{ pattern: /^\/faults\/deliveries$/, methods: { POST: deliveryFaults } },
 	{ pattern: /^\/secret$/, methods: { GET: secret } },
 	{ pattern: /^\/deliveries$/, methods: { GET: (context) => ok({ deliveries: context.deliveries }) } },
 	{ pattern: /^\/requests$/, methods: { GET: (context) => ok({ requests: context.requests }) } },

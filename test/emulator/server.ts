@@ -26,10 +26,18 @@ type Dropped = { drop: 'hang' | 'reset' };
 
 type Config = Required<Omit<ConfigPatch, 'retryAfterSeconds' | 'rateLimit'>> & { rateLimit: RateLimit | null; retryAfterSeconds?: number };
 
-/** A lost-answer fault: the next `count` answers (to one hook's deliveries, or any) are treated as never received. */
-interface LostAnswers {
+/** A delivery fault: the next `count` deliveries (to one hook, or any) lose their answer, or are dropped without a word. */
+interface DeliveryFault {
 	count: number;
 	hookUuid?: string;
+}
+
+/** Uses up one armed fault that applies to `hook`; whether there was one. */
+function takeFault(faults: DeliveryFault[], hook: HookRecord): boolean {
+	const fault = faults.find((candidate) => candidate.hookUuid === undefined || candidate.hookUuid === hook.uuid);
+	if (!fault) return false;
+	if (--fault.count <= 0) faults.splice(faults.indexOf(fault), 1);
+	return true;
 }
 
 /** The handler's reply, or the answer for the HttpError it threw. */
@@ -69,17 +77,13 @@ export class Emulator {
 	private readonly faults = new Faults();
 	private readonly client: DeliveryClient;
 	private readonly background = new Set<Promise<unknown>>();
-	private readonly lostAnswers: LostAnswers[] = [];
+	private readonly lostAnswers: DeliveryFault[] = [];
+	private readonly silentDrops: DeliveryFault[] = [];
 	private readonly streams: HookStreams = new HookStreams({
 		post: (hook, payload) => this.client.post(hook.definition.action.url, payload, deliveryHeaders(this.accountOf(hook).secret, this.config.secretHeader), this.config.deliveryTimeoutMs),
-		takeLostAnswer: (hook) => {
-			const fault = this.lostAnswers.find((candidate) => candidate.hookUuid === undefined || candidate.hookUuid === hook.uuid);
-			if (!fault) return false;
-			if (--fault.count <= 0) this.lostAnswers.splice(this.lostAnswers.indexOf(fault), 1);
-			return true;
-		},
+		takeLostAnswer: (hook) => takeFault(this.lostAnswers, hook),
+		takeSilentDrop: (hook) => takeFault(this.silentDrops, hook),
 		recordAttempt: (hook, delivered) => recordDeliveryOutcome(hook, delivered, this.config.interruptAfterFailures),
-		recordOccurrence: (hook, report) => recordOccurrence(hook, report.blockHeight, report.at),
 		report: (report) => this.deliveries.push(report),
 		settings: () => ({ retryDelaysMs: this.config.retryDelaysMs }),
 	});
@@ -138,6 +142,7 @@ export class Emulator {
 		this.clearRequests();
 		this.deliveries.length = 0;
 		this.lostAnswers.length = 0;
+		this.silentDrops.length = 0;
 		this.streams.clear();
 		this.faults.clear();
 		this.limiter.clear();
@@ -174,6 +179,16 @@ export class Emulator {
 	 */
 	loseNextAnswers(count: number, opts: { hookUuid?: string } = {}): void {
 		if (count > 0) this.lostAnswers.push({ count, hookUuid: opts.hookUuid });
+	}
+
+	/**
+	 * The next `count` deliveries (to the hook given, else to any) are dropped without a word, as the real
+	 * service was seen to do (hirosystems/chainhook#739): the match is counted in the hook's status
+	 * (`occurrence_count`, `last_occurrence_*`) but nothing is POSTed, retried or reported as failed, and
+	 * the hook streams on.
+	 */
+	dropNextDeliveries(count: number, opts: { hookUuid?: string } = {}): void {
+		if (count > 0) this.silentDrops.push({ count, hookUuid: opts.hookUuid });
 	}
 
 	/** The account's consumer secret (first account when apiKey is omitted); null when deleted; throws on an unknown key. */
@@ -226,6 +241,7 @@ export class Emulator {
 		const sends = this.delivering().map(({ hook }) => {
 			for (const block of applied) recordEvaluation(hook, block.block_identifier.index, Date.now());
 			const payload = buildReorgPayload(hook, undone, applied, this.rules.network);
+			for (const block of payload?.event.apply ?? []) recordOccurrence(hook, block.block_identifier.index, Date.now());
 			return payload ? this.streams.enqueue(hook, payload, meta) : null;
 		});
 		return this.tracked(Promise.all(sends).then((reports) => reports.filter((report): report is DeliveryReport => report !== null)));
@@ -289,6 +305,8 @@ export class Emulator {
 		recordEvaluation(hook, blockHeight, Date.now());
 		const payload = buildPayload(hook, block, this.rules.network, direction);
 		if (!payload) return Promise.resolve(null);
+		// An occurrence is a match, counted when the block is evaluated, whether or not its delivery then goes through.
+		if (direction === 'apply') recordOccurrence(hook, blockHeight, Date.now());
 		return this.streams.enqueue(hook, payload, { blockHeight, direction }, evaluation);
 	}
 

@@ -4,7 +4,8 @@
  * assumed): one at a time and in order per hook, the next POSTed only once the one before is
  * settled (answered 2xx, or given up); a failed attempt (a non-2xx answer, a network error, no
  * answer in time, or an answer the service "lost") sent again after the configured back-off; a hook
- * the service interrupts meanwhile drops what it had queued. Hooks do not wait for each other.
+ * the service interrupts meanwhile drops what it had queued; a delivery the service drops without a
+ * word (a fault) is never POSTed. Hooks do not wait for each other.
  */
 import { setTimeout as delay } from 'node:timers/promises';
 
@@ -22,9 +23,10 @@ export interface StreamPorts {
 	post(hook: HookRecord, payload: DeliveryPayload): Promise<PostResult>;
 	/** Whether the answer to this attempt is to be treated as lost (a fault armed for the hook). */
 	takeLostAnswer(hook: HookRecord): boolean;
+	/** Whether this delivery is to be dropped without a word (a fault armed for the hook): counted, never POSTed. */
+	takeSilentDrop(hook: HookRecord): boolean;
 	/** Records one attempt's outcome (counts failures in a row, may interrupt the hook). */
 	recordAttempt(hook: HookRecord, delivered: boolean): void;
-	recordOccurrence(hook: HookRecord, report: DeliveryReport): void;
 	report(report: DeliveryReport): void;
 	settings(): StreamSettings;
 }
@@ -69,8 +71,15 @@ export class HookStreams {
 	/** `epoch` undefined: an evaluation, sent whatever the hook's state. */
 	private async send(hook: HookRecord, payload: DeliveryPayload, meta: Meta, epoch: number | undefined): Promise<DeliveryReport> {
 		const delays = this.ports.settings().retryDelaysMs;
+		if (this.ports.takeSilentDrop(hook)) {
+			// The service's silent failure (hirosystems/chainhook#739): matched and counted, never sent, no error, no retry.
+			const silent: DeliveryReport = { hookUuid: hook.uuid, url: hook.definition.action.url, status: null, error: 'Dropped silently (injected)', payload, at: Date.now(), ...meta, attempt: 1, dropped: true, silent: true };
+			this.ports.report(silent);
+			return silent;
+		}
 		for (let attempt = 1; ; attempt++) {
-			if (epoch !== undefined && ((this.epochs.get(hook) ?? 0) !== epoch || !isDelivering(hook))) {
+			// An expired hook still sends what it matched before it expired (the occurrence that expired it included).
+			if (epoch !== undefined && ((this.epochs.get(hook) ?? 0) !== epoch || (!isDelivering(hook) && hook.status.status !== 'expired'))) {
 				// The service gave up on the hook (interrupted, disabled, expired): what it had queued is not sent.
 				const dropped: DeliveryReport = { hookUuid: hook.uuid, url: hook.definition.action.url, status: null, error: 'Dropped: the hook stopped delivering', payload, at: Date.now(), ...meta, attempt, dropped: true };
 				this.ports.report(dropped);
@@ -92,10 +101,7 @@ export class HookStreams {
 			const delivered = report.error === undefined;
 			const wasDelivering = isDelivering(hook);
 			this.ports.recordAttempt(hook, delivered);
-			if (delivered) {
-				this.ports.recordOccurrence(hook, report);
-				return report;
-			}
+			if (delivered) return report;
 			if (wasDelivering && !isDelivering(hook)) this.epochs.set(hook, (this.epochs.get(hook) ?? 0) + 1);
 			if (attempt > delays.length || (epoch !== undefined && !isDelivering(hook))) return report;
 			await delay(delays[attempt - 1]);

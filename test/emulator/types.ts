@@ -93,6 +93,8 @@ export interface DeliveryReport {
 	dropped?: true;
 	/** The receiver answered, but the emulator treated the answer as lost (loseNextAnswers). */
 	answerLost?: true;
+	/** Dropped without a word (dropNextDeliveries): matched and counted in the hook's status, never POSTed, never retried. */
+	silent?: true;
 }
 
 export interface FaultOptions {

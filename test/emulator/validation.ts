@@ -167,9 +167,15 @@ export function parseReorg(body: unknown): { rollback: Array<BlockInput | Block>
 	return { rollback: list('rollback'), apply: list('apply') };
 }
 
-const LostAnswersSchema = strict(Type.Object({ loseAnswers: Type.Integer({ minimum: 0 }), hookUuid: Type.Optional(Type.String()) }));
+const DeliveryFaultsSchema = strict(
+	Type.Object({
+		loseAnswers: Type.Optional(Type.Integer({ minimum: 0 })),
+		dropDeliveries: Type.Optional(Type.Integer({ minimum: 0 })),
+		hookUuid: Type.Optional(Type.String()),
+	}),
+);
 
-/** POST /_emulator/faults/deliveries: `{loseAnswers: n, hookUuid?}`. */
-export function parseLostAnswers(body: unknown): Static<typeof LostAnswersSchema> {
-	return parse(LostAnswersSchema, body);
+/** POST /_emulator/faults/deliveries: `{loseAnswers?: n, dropDeliveries?: n, hookUuid?}`. */
+export function parseDeliveryFaults(body: unknown): Static<typeof DeliveryFaultsSchema> {
+	return parse(DeliveryFaultsSchema, body);
 }

@@ -175,7 +175,7 @@ describe('streaming deliveries', () => {
 		expect(receiver.received).toHaveLength(2);
 	});
 
-	it('records a failed delivery without counting an occurrence', async () => {
+	it('counts a match as an occurrence when it is evaluated, whether or not its delivery goes through', async () => {
 		await hook();
 		receiver.status = 500;
 		const [report] = await emulator.injectBlock({ height: 12, transactions: [transfer(ALICE)] });
@@ -183,7 +183,8 @@ describe('streaming deliveries', () => {
 		expect(emulator.deliveries).toEqual([report]);
 		expect(emulator.hooks()[0].status).toMatchObject({
 			evaluated_block_count: 1,
-			occurrence_count: 0,
+			occurrence_count: 1,
+			last_occurrence_block_height: 12,
 		});
 	});
 

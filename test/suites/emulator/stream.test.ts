@@ -161,6 +161,38 @@ describe('a hook\'s stream', () => {
 		]);
 	});
 
+	it('drops a delivery without a word: counted in the status of the hook, never posted, not retried, and the stream goes on', async () => {
+		const target = await hook();
+		emulator.configure({ retryDelaysMs: [10, 10] });
+		emulator.dropNextDeliveries(1, { hookUuid: target.uuid });
+		const [[first], [second]] = await Promise.all([emulator.injectBlock(block(1)), emulator.injectBlock(block(2))]);
+		expect(heightsSeen()).toEqual(['2']);
+		expect(first).toMatchObject({ blockHeight: 1, dropped: true, silent: true, attempt: 1 });
+		expect(second).toMatchObject({ blockHeight: 2, status: 200 });
+		expect(emulator.deliveries.filter((report) => report.blockHeight === 1)).toHaveLength(1);
+		// The status shows both matches: what the receiver got is one fewer.
+		expect(emulator.hooks()[0].status).toMatchObject({ status: 'streaming', enabled: true, occurrence_count: 2, last_occurrence_block_height: 2, evaluated_block_count: 2 });
+		const viaControl = await fetch(`${emulator.origin}/_emulator/faults/deliveries`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ dropDeliveries: 1 }) });
+		expect(viaControl.status).toBe(204);
+		await emulator.injectBlock(block(3));
+		expect(heightsSeen()).toEqual(['2']);
+	});
+
+	it('gives up on a delivery after its retries and interrupts the hook: its later blocks are not evaluated, not sent, and not sent after enabling either', async () => {
+		const target = await hook();
+		emulator.configure({ retryDelaysMs: [10, 10], interruptAfterFailures: 3 });
+		receiver.answer = () => ({ status: 503 });
+		await emulator.injectBlock(block(1));
+		expect(emulator.hooks()[0].status).toMatchObject({ status: 'interrupted', last_evaluated_block_height: 1, occurrence_count: 1 });
+		await emulator.injectBlock(block(2));
+		// Not evaluated while interrupted: the height and counts stand still.
+		expect(emulator.hooks()[0].status).toMatchObject({ last_evaluated_block_height: 1, evaluated_block_count: 1, occurrence_count: 1 });
+		receiver.answer = () => ({ status: 200 });
+		await api('PATCH', `/me/${target.uuid}/enabled`, { enabled: true });
+		await emulator.injectBlock(block(3));
+		expect(heightsSeen()).toEqual(['1', '1', '1', '3']);
+	});
+
 	it('queues evaluations on the same stream, after what was injected before', async () => {
 		const target = await hook();
 		await emulator.injectBlock(block(7));
