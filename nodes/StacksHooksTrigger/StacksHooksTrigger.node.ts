@@ -16,6 +16,8 @@ import { triggerOnProperty } from '../shared/eventFilters';
 import { hookOptionsProperty } from '../shared/hookOptions';
 import { answerModeFields, answerModeProperty, answerModeQueueNotice } from './delivery/answerMode';
 import { receiveDelivery } from './delivery/receive';
+import { DEFAULT_CATCH_UP_LIMIT } from './gaps/closeGaps';
+import { DEFAULT_STALL_MINUTES } from './hook/alerts';
 import { DEFAULT_HEALTH_CHECK_MINUTES, startHealthChecks } from './hook/healthCheck';
 import { checkExists, create, remove } from './hook/lifecycle';
 import { testEventResponse } from './listening/handOver';
@@ -110,7 +112,25 @@ export class StacksHooksTrigger implements INodeType {
 					typeOptions: { minValue: 0, numberPrecision: 2 },
 					default: DEFAULT_HEALTH_CHECK_MINUTES,
 					description:
-						'How often, while the workflow is active, the trigger checks that its hook still delivers, and enables it again or registers it again if it does not. One request per check. 0 turns the check off.',
+						'How often, while the workflow is active, the trigger checks that its hook still delivers (enabling it again or registering it again if it does not) and that every block the service matched reached the workflow, replaying those that did not. One request per check. 0 turns the check off.',
+				},
+				{
+					displayName: 'Catch-Up Limit (Blocks)',
+					name: 'catchUpLimit',
+					type: 'number',
+					typeOptions: { minValue: 0, numberPrecision: 0 },
+					default: DEFAULT_CATCH_UP_LIMIT,
+					description:
+						'The most block heights the trigger replays by itself for one gap (one request each, paced within the rate limit). Of a larger gap it replays the newest and reports the older ones, to backfill. 0 replays nothing.',
+				},
+				{
+					displayName: 'Stall Alert After (Minutes)',
+					name: 'stallMinutes',
+					type: 'number',
+					typeOptions: { minValue: 0, numberPrecision: 2 },
+					default: DEFAULT_STALL_MINUTES,
+					description:
+						"How long the service may go without evaluating a block for the hook before the workflow's Error Workflow is told (once, until it evaluates again). Stacks makes a block every few seconds. 0 turns this alert off.",
 				},
 			]),
 		],

@@ -1,13 +1,16 @@
 /**
  * A delivery from the service, as webhook() receives it: the consumer secret checked
- * (accountSecret.ts), then the shape (shape.ts), then the items made (../items/) and the answer
- * chosen. Nothing unchecked starts an execution: a wrong or missing secret is answered 401, a body
+ * (accountSecret.ts), then the shape (shape.ts), the blocks counted (../gaps/received.ts), then the
+ * items made (../items/) and the answer chosen. A request with the secret and the check header is
+ * the health check's own (../gaps/ownWebhook.ts), answered without an execution. Nothing unchecked starts an execution: a wrong or missing secret is answered 401, a body
  * that is not a delivery 400, and neither starts anything.
  */
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import type { EventFilter } from '../../shared/chainEvents';
 import { toEventFilters } from '../../shared/eventFilters';
+import { answerCheck, isCheck } from '../gaps/ownWebhook';
+import { noteDelivery } from '../gaps/received';
 import { deliveryToItems, type OutputMode, type RollbackMode } from '../items/deliveryItems';
 import { handOverTestDelivery, receiveTestDelivery } from '../listening/handOver';
 import { isAuthentic } from './accountSecret';
@@ -32,9 +35,13 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookR
 		return answer(401, { error: 'Unauthorized', details: 'Missing or wrong consumer secret' });
 	}
 
+	// The health check asking, through the trigger's own webhook, what n8n received (gaps/ownWebhook.ts).
+	if (isCheck(ctx)) return answerCheck(ctx);
+
 	const shape = checkDeliveryShape(ctx.getBodyData());
 	if (!shape.ok) return answer(400, { error: 'Bad Request', details: `Not a hook delivery: ${shape.problem}` });
 	if (ctx.getMode() === 'manual') await receiveTestDelivery(ctx);
+	else noteDelivery(ctx, shape.delivery);
 
 	const output = ctx.getNodeParameter('output', 'transaction') as OutputMode;
 	const items = deliveryToItems(

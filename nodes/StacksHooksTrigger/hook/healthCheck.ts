@@ -18,7 +18,7 @@ import { sleep } from 'n8n-workflow';
 
 import { getHook } from '../../shared/api/hookEndpoints';
 import type { Hook } from '../../shared/schemas';
-import { backgroundConnection } from '../../shared/transport/connection';
+import { backgroundConnection, type Connection } from '../../shared/transport/connection';
 import { asNodeError, isNotFound } from '../../shared/transport/errors';
 import {
 	desiredDefinition,
@@ -33,12 +33,16 @@ import {
 	whyNotDelivering,
 } from './lifecycle';
 import { ifFree } from './turns';
+import { closeGaps, DEFAULT_CATCH_UP_LIMIT, type GapOutcome, gapMemory } from '../gaps/closeGaps';
+import { type AlertState, assess, DEFAULT_STALL_MINUTES, emptyAlerts, report } from './alerts';
 
 export const DEFAULT_HEALTH_CHECK_MINUTES = 5;
 /** After n8n starts: soon, spread so that many workflows do not all call at once. */
 const STARTUP_DELAY_MS = { min: 5_000, max: 35_000 };
 /** When activation or deactivation holds the node's turn, the check waits this long and tries again. */
 const BUSY_RETRY_MS = 2_000;
+/** While heights are left to replay, the next check comes this soon (the transport keeps the pace within the rate limit). */
+const CATCH_UP_PAUSE_MS = 1_000;
 
 export type HealthCheckOutcome =
 	/** Delivering, or expired on purpose: nothing done. */
@@ -52,14 +56,73 @@ export type HealthCheckOutcome =
 	/** Activation or deactivation is running for this node: the check did not run. */
 	| 'busy';
 
-/** One health check of the production hook. Throws when the service cannot be asked or refuses a repair. */
-export async function checkHookHealth(ctx: ITriggerFunctions, params = hookParameters(ctx)): Promise<HealthCheckOutcome> {
-	return (await ifFree(ctx, async () => await checkNow(ctx, params))) ?? 'busy';
+/** What one check found and did to the hook, and the hook as it read it (for the gap step). */
+interface Checked {
+	outcome: HealthCheckOutcome;
+	connection?: Connection;
+	/** The hook as read, before any repair; undefined when it had been deleted. */
+	read?: Hook;
+	readAt?: number;
+	/** The hook that delivers after the check. */
+	hookId?: string;
 }
 
-async function checkNow(ctx: ITriggerFunctions, params: HookParameters): Promise<HealthCheckOutcome> {
+/** One health check of the production hook. Throws when the service cannot be asked or refuses a repair. */
+export async function checkHookHealth(ctx: ITriggerFunctions, params = hookParameters(ctx)): Promise<HealthCheckOutcome> {
+	return (await checkRepair(ctx, params)).outcome;
+}
+
+async function checkRepair(ctx: ITriggerFunctions, params: HookParameters): Promise<Checked> {
+	return (await ifFree(ctx, async () => await checkNow(ctx, params))) ?? { outcome: 'busy' };
+}
+
+/**
+ * One whole check: the hook (checkHookHealth), then the heights it may have missed (../gaps/), outside
+ * the node's turn, so that deactivation does not wait for a replay. The gap step is left out when the
+ * hook could not be checked.
+ */
+export async function checkHookAndGaps(
+	ctx: ITriggerFunctions,
+	params = hookParameters(ctx),
+	opts: { stillOpen?: () => boolean } = {},
+): Promise<{ outcome: HealthCheckOutcome; gaps?: GapOutcome }> {
+	const checked = await checkRepair(ctx, params);
+	if (!checked.connection || !checked.hookId) return { outcome: checked.outcome };
+	const option = (name: string, fallback: number) => {
+		const value = ctx.getNodeParameter(`options.${name}`, fallback) as number;
+		return typeof value === 'number' && Number.isFinite(value) ? value : fallback;
+	};
+	const gaps = await closeGaps(ctx, checked.connection, {
+		read: checked.read,
+		readAt: checked.readAt ?? Date.now(),
+		hookId: checked.hookId,
+		repaired: checked.outcome === 'enabled' || checked.outcome === 'registered',
+		stillOpen: opts.stillOpen ?? (() => true),
+		catchUpLimit: option('catchUpLimit', DEFAULT_CATCH_UP_LIMIT),
+	});
+	// The incidents this check saw: the Error Workflow for each that began (hook/alerts.ts).
+	const memory = gapMemory(ctx);
+	const before = (memory.state.alerts as AlertState | undefined) ?? emptyAlerts();
+	const status = (checked.read?.status ?? {}) as Record<string, unknown>;
+	const delivering = checked.outcome === 'healthy';
+	const { state, began, ended } = assess(before, {
+		now: Date.now(),
+		hookId: checked.hookId,
+		wasInterrupted: checked.read?.status.status === 'interrupted',
+		// The schema says a number, not its unit: seconds are taken for milliseconds below 10^12 (the year 2001 in ms).
+		lastEvaluatedAt: delivering && typeof status.last_evaluated_at === 'number' ? (status.last_evaluated_at < 1e12 ? status.last_evaluated_at * 1000 : status.last_evaluated_at) : undefined,
+		lastEvaluatedHeight: typeof status.last_evaluated_block_height === 'number' ? status.last_evaluated_block_height : null,
+		stallMinutes: option('stallMinutes', DEFAULT_STALL_MINUTES),
+		gaps,
+	});
+	memory.state.alerts = state;
+	report(ctx, state, began, ended, before);
+	return { outcome: checked.outcome, gaps };
+}
+
+async function checkNow(ctx: ITriggerFunctions, params: HookParameters): Promise<Checked> {
 	const known = stored(ctx);
-	if (!known) return 'nothing-to-check';
+	if (!known) return { outcome: 'nothing-to-check' };
 	const connection = await backgroundConnection(ctx);
 	let hook: Hook | undefined;
 	try {
@@ -68,20 +131,45 @@ async function checkNow(ctx: ITriggerFunctions, params: HookParameters): Promise
 		if (!isNotFound(error)) throw asNodeError(ctx.getNode(), error);
 	}
 	if (hook) {
-		if (!whyNotDelivering(hook)) return 'healthy';
+		const readAt = Date.now();
+		if (!whyNotDelivering(hook)) return { outcome: 'healthy', connection, read: hook, readAt, hookId: hook.uuid };
 		await ensureDelivering(ctx, hook, connection, 'by the health check');
-		return 'enabled';
+		return { outcome: 'enabled', connection, read: hook, readAt, hookId: hook.uuid };
 	}
 	const adopted = await keepOneOf(ctx, known.webhookUrl, desiredDefinition(ctx, connection, known.webhookUrl, params), connection);
 	if (adopted) {
 		remember(ctx, { hookId: adopted.uuid, webhookUrl: known.webhookUrl });
 		await ensureDelivering(ctx, adopted, connection, 'by the health check');
 		logHealed(ctx, `hook ${known.hookId} had been deleted at the service; took over hook ${adopted.uuid}, which posts to the same URL`);
-		return 'registered';
+		return { outcome: 'registered', connection, hookId: adopted.uuid };
 	}
 	const again = await registerEnabled(ctx, known.webhookUrl, connection, params);
 	logHealed(ctx, `hook ${known.hookId} had been deleted at the service; registered it again as ${again.uuid}`);
-	return 'registered';
+	return { outcome: 'registered', connection, hookId: again.uuid };
+}
+
+interface LoopState {
+	closed: boolean;
+	failing: boolean;
+	/** Why the last check could not know what n8n received, once said in the log. */
+	blind?: string;
+}
+
+/** What the gap step did, in n8n's log: each finding (logged by the step), a replay that stopped, and once, why it could not see. */
+function reportGaps(ctx: ITriggerFunctions, gaps: GapOutcome | undefined, state: LoopState): void {
+	if (!gaps) return;
+	const workflow = ctx.getWorkflow();
+	const where = `Stacks Hooks Trigger "${ctx.getNode().name}" of workflow "${workflow.name ?? ''}" (${workflow.id ?? ''})`;
+	const meta = { workflowId: workflow.id, nodeName: ctx.getNode().name };
+	if (gaps.blind && !state.blind) {
+		ctx.logger.warn(`${where}: cannot tell which blocks reached the workflow: ${gaps.blind}. Missed blocks are found only from what this n8n process received itself; n8n must reach its own webhook URL.`, meta);
+	}
+	state.blind = gaps.blind;
+	if (gaps.replayError) ctx.logger.warn(`${where}: the replay of missed blocks stopped (${gaps.replayError}); ${gaps.left} height(s) are left and are tried again at the next check.`, meta);
+	if (gaps.overLimit) {
+		const [from, to] = gaps.overLimit;
+		ctx.logger.warn(`${where}: heights ${from}-${to} may have been missed and are over the Catch-Up Limit: they are not replayed. Backfill them with the Stacks Hooks node (Hook > Backfill).`, meta);
+	}
 }
 
 function spread(ms: number): number {
@@ -102,18 +190,19 @@ export function startHealthChecks(ctx: ITriggerFunctions): ITriggerResponse {
 	if (!(minutes > 0)) return {};
 	const intervalMs = minutes * 60_000;
 	const params = hookParameters(ctx);
-	const state = { closed: false, failing: false };
+	const state: LoopState = { closed: false, failing: false };
 
 	const pause = async (ms: number): Promise<void> => {
 		for (const until = Date.now() + ms; !state.closed && Date.now() < until; ) await sleep(Math.min(CLOSE_POLL_MS, until - Date.now()));
 	};
 
-	const checkOnce = async (): Promise<HealthCheckOutcome | undefined> => {
+	const checkOnce = async (): Promise<{ outcome: HealthCheckOutcome; gaps?: GapOutcome } | undefined> => {
 		try {
-			const outcome = await checkHookHealth(ctx, params);
+			const checked = await checkHookAndGaps(ctx, params, { stillOpen: () => !state.closed });
 			if (state.failing) ctx.logger.info(`Stacks Hooks Trigger "${ctx.getNode().name}": the health check reaches the service again`);
 			state.failing = false;
-			return outcome;
+			reportGaps(ctx, checked.gaps, state);
+			return checked;
 		} catch (error) {
 			if (!state.failing) {
 				const workflow = ctx.getWorkflow();
@@ -132,8 +221,9 @@ export function startHealthChecks(ctx: ITriggerFunctions): ITriggerResponse {
 	void (async () => {
 		await pause(Math.min(atStartup ? startupDelay : Infinity, spread(intervalMs)));
 		while (!state.closed) {
-			const outcome = await checkOnce();
-			await pause(outcome === 'busy' ? BUSY_RETRY_MS : spread(intervalMs));
+			const checked = await checkOnce();
+			const next = checked?.outcome === 'busy' ? BUSY_RETRY_MS : checked?.gaps?.left ? CATCH_UP_PAUSE_MS : spread(intervalMs);
+			await pause(next);
 		}
 	})();
 	return {

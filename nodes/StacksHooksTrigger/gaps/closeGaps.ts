@@ -1,0 +1,191 @@
+/**
+ * The gap step of each health check (hook/healthCheck.ts): after the hook was checked and, if it had
+ * stopped, brought back, learn what n8n took (ownWebhook.ts), decide which heights may be missing
+ * (plan.ts) and have the service replay them into the hook: one evaluation per height, paced by the
+ * transport within the account's rate limit, a bounded number per check.
+ *
+ * Bounds: at most REPLAY_PER_CHECK heights per check, the next check coming soon while some are left;
+ * and at most the node's Catch-Up Limit in all: of a larger gap the newest heights are replayed and the
+ * older ones are reported (alerts.ts), to be backfilled.
+ */
+import type { ITriggerFunctions } from 'n8n-workflow';
+
+import { evaluateHook } from '../../shared/api/hookEndpoints';
+import { getSecret } from '../../shared/api/secretEndpoints';
+import type { Hook } from '../../shared/schemas';
+import type { Connection } from '../../shared/transport/connection';
+import { isNotFound } from '../../shared/transport/errors';
+import { logHealed, stored } from '../hook/lifecycle';
+import { nodeKey } from '../nodeKey';
+import { callOwnWebhook, keptGapState } from './ownWebhook';
+import { addRange, emptyState, type Finding, type GapState, planCheck, type Range, rangeSize, REORG_MARGIN, type Replay, takeHeights } from './plan';
+import { localReceived, type Received } from './received';
+
+/** Heights replayed in one check; more wait for the next, which comes soon. */
+export const REPLAY_PER_CHECK = 100;
+/** The default Catch-Up Limit: the most heights the trigger replays for one gap by itself. */
+export const DEFAULT_CATCH_UP_LIMIT = 2_000;
+
+export interface GapCheck {
+	/** The hook as the check read it (before any repair); undefined when it had been deleted. */
+	read: Hook | undefined;
+	/** When it was read. */
+	readAt: number;
+	/** The hook that delivers now. */
+	hookId: string;
+	repaired: boolean;
+	/** Stops the replay between two heights (n8n closed the trigger). */
+	stillOpen: () => boolean;
+	catchUpLimit: number;
+}
+
+export interface GapOutcome {
+	found: Finding[];
+	replayed: number;
+	/** Heights still to replay (at the next check). */
+	left: number;
+	/** Heights of a gap over the Catch-Up Limit that the trigger does not replay. */
+	overLimit?: Range;
+	/** Why what n8n took could not be known this time (its own webhook could not be reached, nothing taken here). */
+	blind?: string;
+	/** The replay stopped on an error (the service refused or could not be reached); what it said. */
+	replayError?: string;
+	/** What n8n took, as the check saw it (the delivery that keeps coming back, for alerts.ts). */
+	received?: Received;
+}
+
+/** Per node, in the main process: the gap state (as kept in the static data, with what changed since), the secret to call the webhook with. */
+interface MainMemory {
+	state: GapState;
+	secret?: string;
+}
+const memory = new Map<string, MainMemory>();
+
+/** The main's memory of a node, begun from what the static data kept. */
+export function gapMemory(ctx: ITriggerFunctions): MainMemory {
+	const key = nodeKey(ctx);
+	let kept = memory.get(key);
+	if (!kept) {
+		kept = { state: keptGapState(ctx) ?? emptyState() };
+		memory.set(key, kept);
+	}
+	return kept;
+}
+
+/** The consumer secret deliveries carry, to call the webhook with: the credential's, else the account's (read once, again after a 401). */
+async function secretFor(ctx: ITriggerFunctions, connection: Connection, kept: MainMemory, again: boolean): Promise<string | undefined> {
+	if (connection.consumerSecret) return connection.consumerSecret;
+	if (!kept.secret || again) kept.secret = (await getSecret(ctx, { connection })) ?? undefined;
+	return kept.secret;
+}
+
+/** A refusal of the secret by the trigger's webhook, however n8n's HTTP helper words it. */
+function is401(error: unknown): boolean {
+	const { httpCode, status, response } = (error ?? {}) as { httpCode?: unknown; status?: unknown; response?: { status?: unknown } };
+	return [httpCode, status, response?.status].some((code) => String(code) === '401') || /\b401\b/.test((error as Error)?.message ?? '');
+}
+
+/** The lowest height the plan still reads deliveries at: what n8n's processes may forget below it. */
+function floorOf(state: GapState): number {
+	const heights = [state.window?.after, state.previous?.height, ...state.replays.map((replay) => replay.from), ...(state.window?.replays ?? []).map((replay) => replay.from)];
+	const known = heights.filter((height): height is number => height !== undefined);
+	return known.length > 0 ? Math.min(...known) - REORG_MARGIN : -1;
+}
+
+/** Calls the trigger's webhook with the state to keep; what n8n took, or why it is not known. */
+async function exchange(ctx: ITriggerFunctions, connection: Connection, kept: MainMemory): Promise<{ received?: Received; blind?: string }> {
+	const hook = stored(ctx);
+	if (!hook) return { blind: 'no hook is kept' };
+	const call = async (again: boolean): Promise<Received | Error> => {
+		try {
+			const secret = await secretFor(ctx, connection, kept, again);
+			if (!secret) return new Error('the account has no consumer secret');
+			return (await callOwnWebhook(ctx, hook.webhookUrl, secret, { gaps: kept.state, production: hook, floor: floorOf(kept.state) })).received;
+		} catch (error) {
+			return error as Error;
+		}
+	};
+	let answer = await call(false);
+	// The account's secret read again once after a refusal (it may have been rotated); the credential's is what it is.
+	if (answer instanceof Error && is401(answer) && !connection.consumerSecret) answer = await call(true);
+	if (!(answer instanceof Error)) return { received: answer };
+	const local = localReceived(ctx);
+	const why = `its own webhook (${hook.webhookUrl}) could not be reached: ${answer.message}`;
+	return local ? { received: local, blind: why } : { blind: why };
+}
+
+const numberOr = (value: unknown, fallback: number | null): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : fallback);
+
+function describe(finding: Finding): string | undefined {
+	if (finding.kind === 'dry') return undefined;
+	const [from, to] = finding.range;
+	if (finding.kind === 'stopped') return `the hook had stopped delivering; replaying heights ${from}-${to}, what it may have missed meanwhile`;
+	if (finding.kind === 'missing') return `the service matched ${finding.matched} block(s) that n8n took only ${finding.arrived} of; replaying heights ${from}-${to}`;
+	return `the service evaluated blocks again (a reorganisation, or a Backfill) beside ${finding.matched} match(es); replaying heights ${from}-${to} to be sure`;
+}
+
+/** Keeps the newest `limit` heights of the pending ranges; what is older is returned as one range. */
+function withinLimit(pending: Range[], limit: number): { kept: Range[]; over?: Range } {
+	const size = rangeSize(pending);
+	if (size <= limit) return { kept: pending };
+	const { now: over, left: kept } = takeHeights(pending, size - limit);
+	return { kept, over: [over[0][0], over[over.length - 1][1]] };
+}
+
+export async function closeGaps(ctx: ITriggerFunctions, connection: Connection, check: GapCheck): Promise<GapOutcome> {
+	const kept = gapMemory(ctx);
+	const { received, blind } = await exchange(ctx, connection, kept);
+	const status = (check.read?.status ?? {}) as Record<string, unknown>;
+	const { state, found } = planCheck(kept.state, {
+		now: check.readAt,
+		hookId: check.hookId,
+		repaired: check.repaired,
+		evaluatedHeight: numberOr(status.last_evaluated_block_height, null),
+		evaluatedCount: numberOr(status.evaluated_block_count, 0) ?? 0,
+		occurrences: numberOr(status.occurrence_count, 0) ?? 0,
+		taken: received?.taken,
+	});
+	for (const finding of found) {
+		const said = describe(finding);
+		if (said) logHealed(ctx, said);
+	}
+	const { kept: pending, over } = withinLimit(state.pending, check.catchUpLimit);
+	const { now, left } = takeHeights(pending, REPLAY_PER_CHECK);
+	const replays: Replay[] = now.map(([from, to]) => ({ from, to, at: Date.now(), evaluated: 0 }));
+	state.pending = left;
+	state.replays = [...state.replays, ...replays];
+	kept.state = state;
+	// Kept, and the replays listed, before replaying: a delivery they bring is then known for one (received.ts), and a
+	// restart of n8n meanwhile replays again rather than forgets.
+	if (!blind) await exchange(ctx, connection, kept);
+
+	let replayed = 0;
+	let replayError: string | undefined;
+	for (const replay of replays) {
+		for (let height = replay.from; height <= replay.to; height++) {
+			if (replayError !== undefined || !check.stillOpen()) {
+				state.pending = addRange(state.pending, [height, replay.to]);
+				break;
+			}
+			try {
+				await evaluateHook(ctx, check.hookId, { block_height: height }, { connection });
+				replay.evaluated++;
+				replayed++;
+			} catch (error) {
+				// Gone (deactivated, deleted): the next check sees to the hook. Anything else: tried again at the next check.
+				replayError = isNotFound(error) ? `hook ${check.hookId} is gone` : (error as Error).message;
+				state.pending = addRange(state.pending, [height, replay.to]);
+				break;
+			}
+		}
+	}
+	return {
+		found,
+		replayed,
+		left: rangeSize(state.pending),
+		...(over && { overLimit: over }),
+		...(blind && { blind }),
+		...(replayError && { replayError }),
+		...(received && { received }),
+	};
+}

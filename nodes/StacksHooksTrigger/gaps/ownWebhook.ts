@@ -1,0 +1,81 @@
+/**
+ * The check's line to the trigger's own webhook: how the main process, where the health check runs,
+ * learns what n8n's processes received and keeps its own findings across restarts.
+ *
+ * n8n gives the two sides no other way: trigger() (the health check, on the main only) sees the
+ * workflow's static data as it was loaded when the workflow was activated, and n8n never saves what
+ * it writes there; webhook() (wherever deliveries land: the main in regular mode, the webhook
+ * processes in queue mode) loads it fresh for every request, and n8n saves what it writes when
+ * webhook() answers by itself and starts no execution (but not for a delivery answered after its
+ * execution is queued). So at each check the main POSTs to its own production webhook URL, with the
+ * consumer secret like a delivery and the header `x-stacks-hooks-check`; the process that takes it
+ * writes its count of received blocks (received.ts) and the main's state (the gap state, the hook it
+ * keeps) into the static data, and answers the sum and the state. No execution starts; the service is
+ * not asked. The main must reach its own public webhook URL, as the service does.
+ */
+import type { IDataObject, ITriggerFunctions, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+
+import type { StoredHook } from '../hook/lifecycle';
+import type { GapState } from './plan';
+import { keepReceived, type Received } from './received';
+
+export const CHECK_HEADER = 'x-stacks-hooks-check';
+
+/** How long the main waits for its own webhook. */
+const CHECK_TIMEOUT_MS = 10_000;
+
+/** What the main sends: its state, to be kept in the static data. */
+export interface CheckRequest {
+	gaps: GapState;
+	/** The hook the main keeps now (the health check may have registered it again under a new UUID). */
+	production?: StoredHook;
+	/** Deliveries that applied nothing above this height are no longer needed. */
+	floor: number;
+}
+
+export interface CheckAnswer {
+	received: Received;
+}
+
+/** Whether a request to the trigger's webhook (already authenticated) is the main's check rather than a delivery. */
+export function isCheck(ctx: IWebhookFunctions): boolean {
+	return ctx.getMode() !== 'manual' && (ctx.getHeaderData() as IDataObject)[CHECK_HEADER] !== undefined;
+}
+
+const isObject = (value: unknown): value is IDataObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The receiving side: keeps this process's count and the main's state, answers the sum. Answered here, so n8n saves it. */
+export function answerCheck(ctx: IWebhookFunctions): IWebhookResponseData {
+	const body = ctx.getBodyData() as { gaps?: unknown; production?: unknown; floor?: unknown };
+	const data = ctx.getWorkflowStaticData('node');
+	if (isGapState(body.gaps)) data.gaps = body.gaps as unknown as IDataObject;
+	if (isObject(body.production) && typeof body.production.hookId === 'string' && typeof body.production.webhookUrl === 'string') {
+		data.production = { hookId: body.production.hookId, webhookUrl: body.production.webhookUrl };
+	}
+	const answer: CheckAnswer = { received: keepReceived(ctx, typeof body.floor === 'number' ? body.floor : -1) };
+	ctx.getResponseObject().status(200).json(answer);
+	return { noWebhookResponse: true };
+}
+
+/** The main's side: one POST to its own webhook. Throws when it cannot be reached or does not answer a check. */
+export async function callOwnWebhook(ctx: ITriggerFunctions, url: string, secret: string, request: CheckRequest): Promise<CheckAnswer> {
+	const answer = (await ctx.helpers.httpRequest({
+		method: 'POST',
+		url,
+		headers: { 'x-hook-consumer-secret': secret, [CHECK_HEADER]: '1' },
+		body: request as unknown as IDataObject,
+		json: true,
+		timeout: CHECK_TIMEOUT_MS,
+	})) as { received?: Received };
+	const received = answer?.received;
+	if (!received || !Array.isArray(received.taken)) throw new Error(`the webhook at ${url} did not answer as the trigger's own does`);
+	return { received };
+}
+
+const isGapState = (value: unknown): value is GapState => isObject(value) && Array.isArray(value.pending) && Array.isArray(value.replays);
+
+/** The main's state as n8n loaded it with the workflow (kept by the last check that reached the webhook). */
+export function keptGapState(ctx: ITriggerFunctions): GapState | undefined {
+	const value = ctx.getWorkflowStaticData('node').gaps;
+	return isGapState(value) ? value : undefined;
+}

@@ -1,0 +1,321 @@
+/**
+ * Which heights the workflow may have missed, decided at each check from what the service says it
+ * matched (the hook's `occurrence_count`, counted when a block matches) and what n8n's processes took
+ * (received.ts). Pure: no request, no clock; the check (closeGaps.ts) gathers the inputs, keeps the
+ * state and replays what this plans.
+ *
+ * Two ways heights go missing, and how each is found:
+ * - **The hook stopped** (interrupted after failed deliveries, disabled, expired, deleted) and the check
+ *   brought it back: the service dropped what it had queued and evaluated nothing meanwhile. Missing:
+ *   from the last height known to be complete (or the highest block taken, if lower) up to where the
+ *   service evaluates once it runs again, known at the first check that sees it evaluate past where it
+ *   stopped.
+ * - **A match that never arrived** (a delivery given up or dropped without a word, a hook that matches
+ *   but delivers nothing): each interval between two checks is a *window*: the heights the service
+ *   evaluated in it, and the matches it counted. One check later, when every delivery of the window
+ *   must have come, the blocks n8n took at those heights (one per block applied by each distinct
+ *   delivery: a delivery sent again is the same delivery) are held against those matches, less the
+ *   matches of the check's own replays in the window. Fewer taken than matched: the window's heights are
+ *   replayed, once.
+ *
+ * Over-replaying is harmless to a workflow that keys on the items' ids (README, Recipes); missing a
+ * height is not, so every uncertain case replays: a reorganisation that re-applies heights below its
+ * window, a Backfill run by hand, a delivery that took longer than a check interval. Each window is
+ * replayed at most once, so none of these repeats. What the plan assumes of the service: an occurrence
+ * is counted per matched block applied (a reorganisation's and an evaluation's too), and the service
+ * evaluates the chain's new blocks in order of height.
+ */
+
+/** Heights a reorganisation may re-evaluate below a window: replays start this far below it. */
+export const REORG_MARGIN = 10;
+/** A hook seen for the first time with at most this many blocks evaluated is verified from its first block. */
+export const FIRST_WINDOW_MAX = 1_000;
+/** Windows in a row that matched blocks of which nothing arrived, not even replayed ones: the hook is reported as not delivering. */
+export const DRY_WINDOWS = 3;
+
+/** [from, to], both included, from ≤ to. */
+export type Range = [number, number];
+
+/** Heights the check replayed; `at` (when the replay began, the check's clock) also names it. */
+export interface Replay {
+	from: number;
+	to: number;
+	at: number;
+	/** Heights the service was asked to evaluate (all, unless the replay stopped on an error). */
+	evaluated: number;
+}
+
+/** The interval between two checks, verified at the check after. */
+export interface Window {
+	/** Heights above `after` up to `to` were first evaluated in it. */
+	after: number;
+	to: number;
+	/** Matches the service counted in it. */
+	matched: number;
+	/** The check's replays whose matches were counted in it. */
+	replays: Replay[];
+	/** Blocks the service evaluated in it beyond the new heights and the check's replays: a reorganisation, or a Backfill run by hand. */
+	reevaluated: number;
+}
+
+/** What the check keeps between checks (in the static data, through the trigger's webhook). */
+export interface GapState {
+	hookId?: string;
+	/** The check before: the service's occurrence count, evaluated-block count and the highest height it had evaluated, and when it was read. */
+	previous?: { occurrences: number; evaluated: number; height: number; at: number };
+	/** The window to verify at the next check. */
+	window?: Window;
+	/** Replays begun since the check before read the service (their matches fall in the next window). */
+	replays: Replay[];
+	/** The hook stopped and was brought back: heights from `from` on may be missing, up to where the service evaluates past `at`. */
+	stopped?: { from: number; at: number };
+	/** Heights to replay, ascending, not overlapping. */
+	pending: Range[];
+	/** Windows in a row that matched blocks of which nothing arrived. */
+	dry?: number;
+	/** The highest height of a block n8n had taken at the check before (evaluated before this check's read). */
+	takenBefore?: number;
+	/** The first height the trigger's hook evaluated, when known: nothing below it is replayed. */
+	first?: number;
+	/** What the alerts keep (hook/alerts.ts), carried along. */
+	alerts?: unknown;
+}
+
+/** A delivery as the plan reads it (received.ts's Taken). */
+export interface TakenDelivery {
+	/** Blocks applied: [height, hash]. */
+	a: Array<[number, string]>;
+	/** Replays (their `at`) that this delivery came under. */
+	p?: number[];
+}
+
+export interface Observation {
+	/** When the service was read (the check's clock). */
+	now: number;
+	hookId: string;
+	/** This check found the hook stopped and brought it back (enabled it, or registered it again). */
+	repaired: boolean;
+	/** The status as read, before any repair (a deleted hook: null and 0). */
+	evaluatedHeight: number | null;
+	evaluatedCount: number;
+	occurrences: number;
+	/** What n8n's processes took; undefined when it cannot be known. */
+	taken?: TakenDelivery[];
+}
+
+export type Finding =
+	| { kind: 'stopped'; range: Range }
+	| { kind: 'missing'; range: Range; matched: number; arrived: number }
+	/** A window with matches in which, or in the one after, the service evaluated blocks again (a reorganisation, a Backfill by hand): its count cannot be trusted, so it is replayed. */
+	| { kind: 'reevaluated'; range: Range; matched: number }
+	/** DRY_WINDOWS windows in a row matched blocks and nothing arrived, replays included: the hook evaluates but does not deliver. */
+	| { kind: 'dry'; windows: number; matched: number };
+
+export interface Plan {
+	state: GapState;
+	found: Finding[];
+}
+
+export function emptyState(): GapState {
+	return { replays: [], pending: [] };
+}
+
+/** Adds [from, to] to ascending, non-overlapping ranges, merging what touches. */
+export function addRange(ranges: Range[], [from, to]: Range): Range[] {
+	if (to < from) return ranges;
+	const merged: Range[] = [];
+	let current: Range = [from, to];
+	for (const range of [...ranges].sort((a, b) => a[0] - b[0])) {
+		if (range[1] + 1 < current[0]) merged.push(range);
+		else if (current[1] + 1 < range[0]) {
+			merged.push(current);
+			current = range;
+		} else current = [Math.min(current[0], range[0]), Math.max(current[1], range[1])];
+	}
+	merged.push(current);
+	return merged;
+}
+
+export function rangeSize(ranges: Range[]): number {
+	return ranges.reduce((sum, [from, to]) => sum + to - from + 1, 0);
+}
+
+/** Takes up to `limit` heights from the front of the ranges: what to replay now, and what is left. */
+export function takeHeights(pending: Range[], limit: number): { now: Range[]; left: Range[] } {
+	const now: Range[] = [];
+	const left: Range[] = [];
+	let budget = limit;
+	for (const [from, to] of pending) {
+		if (budget <= 0) left.push([from, to]);
+		else if (to - from + 1 <= budget) {
+			now.push([from, to]);
+			budget -= to - from + 1;
+		} else {
+			now.push([from, from + budget - 1]);
+			left.push([from + budget, to]);
+			budget = 0;
+		}
+	}
+	return { now, left };
+}
+
+const atLeastZero = (height: number) => Math.max(0, height);
+const isReplayed = (delivery: TakenDelivery) => (delivery.p?.length ?? 0) > 0;
+
+/** The highest height of a block n8n took other than by the check's replays. */
+export function highestTaken(taken: TakenDelivery[]): number | undefined {
+	let highest: number | undefined;
+	for (const delivery of taken) if (!isReplayed(delivery)) for (const [height] of delivery.a) highest = Math.max(highest ?? height, height);
+	return highest;
+}
+
+/** Blocks n8n took at the window's heights: one per block applied by each distinct delivery, the check's replays left out. */
+export function takenIn(taken: TakenDelivery[], window: Pick<Window, 'after' | 'to'>): number {
+	let count = 0;
+	for (const delivery of taken) if (!isReplayed(delivery)) for (const [height] of delivery.a) if (height > window.after && height <= window.to) count++;
+	return count;
+}
+
+/** Of the replays, how many heights brought a block (the service counted each as a match), and whether any did. */
+export function replayMatches(taken: TakenDelivery[], replays: Replay[]): number {
+	let total = 0;
+	for (const replay of replays) {
+		const heights = new Set<number>();
+		for (const delivery of taken) if (delivery.p?.includes(replay.at)) for (const [height] of delivery.a) if (height >= replay.from && height <= replay.to) heights.add(height);
+		total += heights.size;
+	}
+	return total;
+}
+
+/** The replayed heights that brought nothing: unmatched, or dropped again. */
+function unanswered(taken: TakenDelivery[], replays: Replay[]): Range[] {
+	let ranges: Range[] = [];
+	for (const replay of replays) {
+		const answered = new Set<number>();
+		for (const delivery of taken) if (delivery.p?.includes(replay.at)) for (const [height] of delivery.a) answered.add(height);
+		let start: number | undefined;
+		for (let height = replay.from; height <= replay.to + 1; height++) {
+			const open = height <= replay.to && !answered.has(height);
+			if (open && start === undefined) start = height;
+			if (!open && start !== undefined) {
+				ranges = addRange(ranges, [start, height - 1]);
+				start = undefined;
+			}
+		}
+	}
+	return ranges;
+}
+
+/** Below the first height a hook evaluated, when it has evaluated few enough to be verified from there (FIRST_WINDOW_MAX). */
+function firstCheckStart(seen: Observation): number | undefined {
+	if (seen.evaluatedHeight === null || seen.evaluatedCount > FIRST_WINDOW_MAX) return undefined;
+	return atLeastZero(seen.evaluatedHeight - seen.evaluatedCount);
+}
+
+export function planCheck(before: GapState, seen: Observation): Plan {
+	const state: GapState = { ...before, replays: [...before.replays], pending: [...before.pending] };
+	const found: Finding[] = [];
+	const add = (finding: Exclude<Finding, { kind: 'dry' }>) => {
+		const range: Range = [Math.max(finding.range[0], state.first ?? 0), finding.range[1]];
+		if (range[1] < range[0]) return;
+		found.push({ ...finding, range });
+		state.pending = addRange(state.pending, range);
+	};
+	const { taken } = seen;
+	const read = seen.evaluatedHeight;
+	// Replays begun since the check before read the service, kept apart: their matches fall in the window that ends now.
+	const replaysSince = state.replays;
+	state.replays = [];
+
+	if (seen.repaired) {
+		// The first height that may be missing: the lowest not yet verified, or the highest block taken (inclusive: the
+		// delivery the service gave up on may be one n8n took but whose workflow failed), or the hook's first height.
+		const unverified = state.window ? state.window.after : (state.previous?.height ?? firstCheckStart(seen));
+		// Replays not yet verified (their window is dropped with this repair) may have been dropped too.
+		const replayed = [...replaysSince, ...(state.window?.replays ?? [])].map((replay) => replay.from);
+		const candidates = [unverified === undefined ? undefined : atLeastZero(unverified + 1 - REORG_MARGIN), taken && highestTaken(taken), state.stopped?.from, ...replayed].filter(
+			(value): value is number => value !== undefined,
+		);
+		const first = read === null ? 0 : atLeastZero(read - seen.evaluatedCount + 1);
+		state.stopped = {
+			from: candidates.length > 0 ? Math.min(...candidates) : first,
+			at: Math.max(state.previous?.height ?? 0, state.window?.to ?? 0, read ?? 0, state.stopped?.at ?? 0),
+		};
+		state.window = undefined;
+		state.previous = undefined;
+		state.takenBefore = undefined;
+		state.hookId = seen.hookId;
+		return { state, found };
+	}
+	if (state.hookId !== seen.hookId) {
+		// Another hook (activation replaced it): its counts start anew.
+		state.previous = undefined;
+		state.window = undefined;
+		state.stopped = undefined;
+		state.takenBefore = undefined;
+		state.first = undefined;
+	}
+	state.hookId = seen.hookId;
+	if (state.first === undefined && !state.previous && !state.stopped && !state.window && state.pending.length === 0) {
+		// The first check since activation: below the hook's first height there is nothing to replay.
+		const start = firstCheckStart(seen);
+		if (start !== undefined) state.first = start + 1;
+	}
+	if (read === null || !taken) {
+		// Nothing evaluated yet, or n8n's side unknown: the next check starts from here.
+		state.window = undefined;
+		if (read !== null) state.previous = { occurrences: seen.occurrences, evaluated: seen.evaluatedCount, height: read, at: seen.now };
+		return { state, found };
+	}
+	// The service reports the height of its last evaluation, a replayed one too: the highest height evaluated is the
+	// highest read so far, or of a block n8n had taken by the check before (so evaluated before this read).
+	const height = Math.max(read, state.previous?.height ?? read, state.takenBefore ?? read);
+	const takenNow = highestTaken(taken);
+
+	if (state.stopped) {
+		if (height > state.stopped.at) {
+			add({ kind: 'stopped', range: [state.stopped.from, height] });
+			state.stopped = undefined;
+			state.window = undefined;
+			state.previous = { occurrences: seen.occurrences, evaluated: seen.evaluatedCount, height, at: seen.now };
+		}
+		state.takenBefore = takenNow;
+		return { state, found };
+	}
+
+	// The first check of a hook: its first window is its whole life so far, if that is short (a hook just registered).
+	const start = firstCheckStart(seen);
+	const previous = state.previous ?? (start === undefined ? undefined : { occurrences: 0, evaluated: 0, height: start, at: seen.now });
+	// Evaluations beyond the new heights and the check's own replays: blocks evaluated again.
+	const reevaluated = previous ? seen.evaluatedCount - previous.evaluated - (height - previous.height) - replaysSince.reduce((sum, replay) => sum + replay.evaluated, 0) : 0;
+
+	if (state.window) {
+		const { window } = state;
+		const replayed = replayMatches(taken, window.replays);
+		const matched = window.matched - replayed;
+		const arrived = takenIn(taken, window);
+		const range: Range = [atLeastZero(window.after + 1 - REORG_MARGIN), window.to];
+		if (arrived < matched) {
+			add({ kind: 'missing', range, matched, arrived });
+			// A replayed delivery can be dropped too: the replayed heights that brought nothing are replayed again.
+			for (const again of unanswered(taken, window.replays)) state.pending = addRange(state.pending, again);
+			state.dry = arrived === 0 && replayed === 0 ? (state.dry ?? 0) + 1 : 0;
+			if (state.dry === DRY_WINDOWS) found.push({ kind: 'dry', windows: DRY_WINDOWS, matched });
+		} else {
+			state.dry = 0;
+			// Blocks evaluated again in the window or the one after may have landed on the window's heights: a count that
+			// adds up proves nothing then.
+			if (matched > 0 && (window.reevaluated > 0 || reevaluated > 0)) {
+				add({ kind: 'reevaluated', range, matched });
+				for (const again of unanswered(taken, window.replays)) state.pending = addRange(state.pending, again);
+			}
+		}
+	}
+	state.window =
+		previous && seen.occurrences >= previous.occurrences
+			? { after: previous.height, to: height, matched: seen.occurrences - previous.occurrences, replays: replaysSince, reevaluated }
+			: undefined;
+	state.previous = { occurrences: seen.occurrences, evaluated: seen.evaluatedCount, height, at: seen.now };
+	state.takenBefore = takenNow;
+	return { state, found };
+}

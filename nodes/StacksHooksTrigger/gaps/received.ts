@@ -1,0 +1,178 @@
+/**
+ * What reached the workflow: each delivery the n8n process took (the main in regular mode, a webhook
+ * process in queue mode), as the blocks it applied, when it first and last came, and whether it carried
+ * rollbacks (a reorganisation). The gap plan (plan.ts) holds these against what the service counted.
+ *
+ * Kept in memory first: n8n does not save what webhook() writes to the static data of a delivery it
+ * answers after queueing (or running) the execution, which is every accepted delivery. At each check
+ * the trigger's own webhook is called (ownWebhook.ts), and the process that answers writes what it
+ * took into the static data under its own incarnation; that answer is saved, because webhook()
+ * answers it itself and starts no execution. The answer is the union of every incarnation's record,
+ * one entry per distinct delivery: a delivery sent again (a retry, an answer lost on the way back) is
+ * the same entry wherever it landed. What a killed process had not yet written is lost; that only
+ * makes the plan replay more.
+ *
+ * A delivery that comes again and again in a row is one the workflow keeps failing on (Respond: When
+ * the Workflow Finishes answers a failed run 500): reported as `repeating`.
+ */
+import { createHash, randomUUID } from 'crypto';
+import type { IDataObject, ITriggerFunctions, IWebhookFunctions } from 'n8n-workflow';
+
+import type { Delivery } from '../delivery/shape';
+import { nodeKey } from '../nodeKey';
+
+/** One n8n process since it started: two processes (or two lives of one) never write into one record. */
+const INCARNATION = randomUUID();
+
+/** The most deliveries one process keeps per node; the oldest go first (the plan then replays more, never less). */
+const MAX_ENTRIES = 5_000;
+/** Records of processes not heard of for this long are dropped from the static data. */
+const FORGET_AFTER_MS = 7 * 24 * 3600_000;
+
+/** One distinct delivery. */
+export interface Taken {
+	/** Identifies the delivery: the hook and the blocks it rolled back and applied. */
+	k: string;
+	/** The blocks it applied: [height, first 16 hex digits of the hash]. */
+	a: Array<[number, string]>;
+	/** The check's replays (plan.ts: their `at`) of its block's height listed when it came: what came while the check replayed that height. */
+	p?: number[];
+}
+
+export interface Repeating {
+	/** The first block of the delivery, and its direction. */
+	height: number;
+	hash: string;
+	direction: 'apply' | 'rollback';
+	/** How many times in a row it came. */
+	times: number;
+	since: number;
+}
+
+/** What n8n's processes took, as one record. */
+export interface Received {
+	taken: Taken[];
+	/** The delivery that keeps coming back the most, if any does. */
+	repeating?: Repeating;
+}
+
+/** One process's record, as kept in `staticData.received[incarnation]`. */
+interface ProcessRecord {
+	taken: Taken[];
+	at: number;
+	repeating?: Repeating;
+}
+
+interface Memory {
+	taken: Map<string, Taken>;
+	lastKey?: string;
+	repeating?: Repeating;
+}
+
+const memory = new Map<string, Memory>();
+
+const short = (hash: string) => hash.replace(/^0x/, '').slice(0, 16);
+
+function describe(delivery: Delivery): { key: string; applied: Array<[number, string]>; first?: Omit<Repeating, 'times' | 'since'> } {
+	const { apply, rollback } = delivery.event;
+	const hashes = (blocks: typeof apply) => blocks.map((block) => block.block_identifier.hash).join(',');
+	const key = createHash('sha256').update(`${delivery.chainhook.uuid}|${hashes(rollback)}|${hashes(apply)}`).digest('hex').slice(0, 24);
+	const applied = apply.map((block): [number, string] => [block.block_identifier.index, short(block.block_identifier.hash)]);
+	const [block, direction] = apply.length > 0 ? [apply[0], 'apply' as const] : [rollback[0], 'rollback' as const];
+	return { key, applied, first: block && { height: block.block_identifier.index, hash: block.block_identifier.hash, direction } };
+}
+
+/** The check's replays as the static data lists them for this request (kept there by the check through ownWebhook.ts). */
+interface CheckMarks {
+	replays?: Array<{ from: number; to: number; at: number }>;
+	window?: { replays?: Array<{ from: number; to: number; at: number }> };
+}
+
+/** Notes an accepted production delivery: no request, no I/O. */
+export function noteDelivery(ctx: IWebhookFunctions, delivery: Delivery): void {
+	const id = nodeKey(ctx);
+	let seen = memory.get(id);
+	if (!seen) memory.set(id, (seen = { taken: new Map() }));
+	const { key, applied, first } = describe(delivery);
+	if (key === seen.lastKey) {
+		if (first) seen.repeating = seen.repeating ? { ...seen.repeating, times: seen.repeating.times + 1 } : { ...first, times: 2, since: Date.now() };
+	} else {
+		seen.lastKey = key;
+		seen.repeating = undefined;
+	}
+	if (applied.length === 0) return;
+	const marks = (ctx.getWorkflowStaticData('node').gaps ?? {}) as CheckMarks;
+	const single = applied.length === 1 && delivery.event.rollback.length === 0 ? applied[0][0] : undefined;
+	const listed = [...(marks.replays ?? []), ...(marks.window?.replays ?? [])];
+	const replays = single === undefined ? [] : listed.filter((replay) => replay.from <= single && single <= replay.to).map((replay) => replay.at);
+	const known = seen.taken.get(key);
+	const taken: Taken = known ?? { k: key, a: applied };
+	if (replays.length > 0) taken.p = [...new Set([...(taken.p ?? []), ...replays])];
+	// Most recent last, so that the oldest are the first to go.
+	seen.taken.delete(key);
+	seen.taken.set(key, taken);
+	if (seen.taken.size > MAX_ENTRIES) seen.taken.delete(seen.taken.keys().next().value as string);
+}
+
+/** The highest height a delivery applied. */
+export const topOf = (taken: Taken) => Math.max(...taken.a.map(([height]) => height));
+
+/** One entry per distinct delivery, with every replay it came under. */
+export function union(records: Taken[][]): Taken[] {
+	const byKey = new Map<string, Taken>();
+	for (const record of records) {
+		for (const taken of record) {
+			const known = byKey.get(taken.k);
+			if (!known) byKey.set(taken.k, taken);
+			else {
+				const p = [...new Set([...(known.p ?? []), ...(taken.p ?? [])])];
+				byKey.set(taken.k, { ...known, ...(p.length > 0 && { p }) });
+			}
+		}
+	}
+	return [...byKey.values()];
+}
+
+function recordsIn(data: IDataObject): Record<string, ProcessRecord> {
+	const value = data.received;
+	return value && typeof value === 'object' && !Array.isArray(value) ? (value as unknown as Record<string, ProcessRecord>) : {};
+}
+
+function unionOf(records: Record<string, ProcessRecord>): Received {
+	let repeating: Repeating | undefined;
+	for (const record of Object.values(records)) if (record.repeating && (!repeating || record.repeating.times > repeating.times)) repeating = record.repeating;
+	return { taken: union(Object.values(records).map((record) => record.taken)), ...(repeating && { repeating }) };
+}
+
+/**
+ * Answering a check: writes what this process took into the static data, leaving out deliveries that
+ * applied nothing above `floor` (the plan no longer needs them), and answers the union over every process.
+ */
+export function keepReceived(ctx: IWebhookFunctions, floor: number, now = Date.now()): Received {
+	const data = ctx.getWorkflowStaticData('node');
+	const records: Record<string, ProcessRecord> = {};
+	for (const [incarnation, record] of Object.entries(recordsIn(data))) {
+		if (incarnation !== INCARNATION && now - record.at <= FORGET_AFTER_MS) records[incarnation] = { ...record, taken: record.taken.filter((taken) => topOf(taken) > floor) };
+	}
+	const seen = memory.get(nodeKey(ctx));
+	if (seen) {
+		for (const [key, taken] of seen.taken) if (topOf(taken) <= floor) seen.taken.delete(key);
+		records[INCARNATION] = { taken: [...seen.taken.values()], at: now, ...(seen.repeating && { repeating: seen.repeating }) };
+	}
+	data.received = records as unknown as IDataObject;
+	return unionOf(records);
+}
+
+/**
+ * For a check that cannot reach the trigger's webhook: the records as n8n loaded them with the workflow,
+ * with this process's own in place of what was kept of it. Complete where this process takes the
+ * deliveries (regular mode); undefined where it took none (a queue-mode main), as it cannot know.
+ */
+export function localReceived(ctx: ITriggerFunctions): Received | undefined {
+	const seen = memory.get(nodeKey(ctx));
+	if (!seen) return undefined;
+	return unionOf({
+		...recordsIn(ctx.getWorkflowStaticData('node')),
+		[INCARNATION]: { taken: [...seen.taken.values()], at: Date.now(), ...(seen.repeating && { repeating: seen.repeating }) },
+	});
+}

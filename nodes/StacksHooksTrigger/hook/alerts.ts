@@ -1,0 +1,147 @@
+/**
+ * Telling the user, where n8n users look, when the trigger cannot keep its promise by itself: the
+ * workflow's Error Workflow runs (n8n 2.x: the trigger saves a failed execution, `saveFailedExecution`,
+ * and the workflow stays active), once per incident, not at every check; n8n 1.x has no such call from a
+ * trigger, so there the incident is an error line in n8n's log. An incident's end is an info line in
+ * n8n's log.
+ *
+ * Incidents, each from what the health check saw:
+ * - **not evaluating**: the service has not evaluated a block for the hook for the Stall Alert time,
+ *   although it shows as delivering (a stalled hook, as in hirosystems/chainhook#720, or a halted chain);
+ * - **interrupted again**: the check found the hook interrupted by the service at INTERRUPTED_CHECKS checks
+ *   in a row (the service cannot reach n8n's URL, or n8n answers it with errors);
+ * - **not delivering**: windows in a row with matches of which nothing arrived, replays included;
+ * - **gap over the limit**: heights that may be missing and that the trigger does not replay;
+ * - **replay failing**: the replay of missed heights failed at REPLAY_ERROR_CHECKS checks in a row;
+ * - **delivery failing**: the service sent the same delivery FAILING_TIMES times in a row (the workflow
+ *   fails on it: with Respond When the Workflow Finishes a failed run is answered 500 and sent again).
+ */
+import type { ITriggerFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import type { GapOutcome } from '../gaps/closeGaps';
+import type { Range } from '../gaps/plan';
+
+export const DEFAULT_STALL_MINUTES = 30;
+export const INTERRUPTED_CHECKS = 3;
+export const REPLAY_ERROR_CHECKS = 3;
+export const FAILING_TIMES = 3;
+
+export type IncidentKind = 'notEvaluating' | 'interruptedAgain' | 'notDelivering' | 'gapOverLimit' | 'replayFailing' | 'deliveryFailing';
+
+/** Said once when it happens; nothing to resolve afterwards (the user backfills). */
+const ONCE: IncidentKind[] = ['gapOverLimit'];
+
+export interface Incident {
+	/** When it began (ms since the epoch). */
+	since: number;
+	/** What is wrong, in a sentence: names the hook and the block where there is one. */
+	what: string;
+	/** What the trigger did, and what the user should do. */
+	todo: string;
+}
+
+/** Kept with the gap state (in the static data, through the trigger's webhook). */
+export interface AlertState {
+	incidents: Partial<Record<IncidentKind, Incident>>;
+	/** Checks in a row that found the hook interrupted; that could not replay. */
+	interrupted: number;
+	replayErrors: number;
+}
+
+export function emptyAlerts(): AlertState {
+	return { incidents: {}, interrupted: 0, replayErrors: 0 };
+}
+
+/** What one check saw, as far as alerts go. */
+export interface CheckFacts {
+	now: number;
+	hookId: string;
+	/** The check found the hook interrupted by the service (and enabled it again). */
+	wasInterrupted: boolean;
+	/** `last_evaluated_at` and `last_evaluated_block_height` of the hook as read, when it delivers. */
+	lastEvaluatedAt?: number;
+	lastEvaluatedHeight?: number | null;
+	stallMinutes: number;
+	gaps?: GapOutcome;
+}
+
+const range = ([from, to]: Range) => (from === to ? `height ${from}` : `heights ${from}-${to}`);
+
+/** The incidents of this check, from the ones before: which began and which ended. */
+export function assess(before: AlertState, facts: CheckFacts): { state: AlertState; began: IncidentKind[]; ended: IncidentKind[] } {
+	const interrupted = facts.wasInterrupted ? before.interrupted + 1 : 0;
+	const replayErrors = facts.gaps?.replayError ? before.replayErrors + 1 : facts.gaps ? 0 : before.replayErrors;
+	const hook = `hook ${facts.hookId}`;
+	const now: Partial<Record<IncidentKind, Omit<Incident, 'since'>>> = {};
+
+	const stallMs = facts.stallMinutes * 60_000;
+	if (stallMs > 0 && facts.lastEvaluatedAt !== undefined && facts.now - facts.lastEvaluatedAt > stallMs) {
+		now.notEvaluating = {
+			what: `The service has not evaluated a block for ${hook} for ${Math.round((facts.now - facts.lastEvaluatedAt) / 60_000)} minutes (the last was height ${facts.lastEvaluatedHeight ?? 'unknown'}), although the hook shows as delivering.`,
+			todo: 'The trigger checks it at every health check. If the chain moves on meanwhile (see the explorer), the hook is stalled at the service: deactivate and activate the workflow to register it anew; the trigger replays what it missed.',
+		};
+	}
+	if (interrupted >= INTERRUPTED_CHECKS) {
+		now.interruptedAgain = {
+			what: `The service interrupted ${hook} again at ${interrupted} health checks in a row: its deliveries to this workflow keep failing.`,
+			todo: "The trigger enables it again and replays what it missed each time. Check that the service can reach n8n's webhook URL (WEBHOOK_URL, HTTPS) and that n8n answers it.",
+		};
+	}
+	const dry = facts.gaps?.found.find((finding) => finding.kind === 'dry');
+	if (dry || (before.incidents.notDelivering && facts.gaps?.found.some((finding) => finding.kind === 'missing'))) {
+		now.notDelivering = before.incidents.notDelivering ?? {
+			what: `The service counted blocks matching ${hook} for several health checks, and none reached n8n, replayed ones included.`,
+			todo: "The trigger keeps replaying them. Check that the service can reach n8n's webhook URL; if it can, the hook is stalled at the service: deactivate and activate the workflow.",
+		};
+	}
+	if (facts.gaps?.overLimit) {
+		now.gapOverLimit = {
+			what: `Blocks at ${range(facts.gaps.overLimit)} may not have reached the workflow (${hook}), and they are more than the Catch-Up Limit: the trigger does not replay them.`,
+			todo: `Backfill ${range(facts.gaps.overLimit)} with the Stacks Hooks node (Hook > Backfill, at most 1,000 heights per item), or raise the trigger's Catch-Up Limit.`,
+		};
+	}
+	if (replayErrors >= REPLAY_ERROR_CHECKS) {
+		now.replayFailing = {
+			what: `The replay of blocks that may not have reached the workflow (${hook}) failed at ${replayErrors} health checks in a row: ${facts.gaps?.replayError ?? before.incidents.replayFailing?.what ?? ''}`,
+			todo: `The trigger tries again at every health check (${facts.gaps?.left ?? 0} height(s) left). Check the credential's API key and the service's status (Service > Get API Status).`,
+		};
+	}
+	const repeating = facts.gaps?.received?.repeating;
+	if (repeating && repeating.times >= FAILING_TIMES) {
+		now.deliveryFailing = {
+			what: `The service sent the delivery of block ${repeating.height} (${repeating.hash}, ${repeating.direction}) of ${hook} ${repeating.times} times in a row: the workflow fails on it, and the hook's later blocks wait behind it.`,
+			todo: "Open the workflow's failed executions, fix what fails on that block, and the service's next try goes through. If the service gives up first, the trigger replays the block once the hook is back.",
+		};
+	}
+
+	const incidents: AlertState['incidents'] = {};
+	const began: IncidentKind[] = [];
+	const ended: IncidentKind[] = [];
+	for (const kind of Object.keys(now) as IncidentKind[]) {
+		const known = before.incidents[kind];
+		incidents[kind] = known ? { ...known, what: now[kind]!.what, todo: now[kind]!.todo } : { since: facts.now, ...now[kind]! };
+		if (!known) began.push(kind);
+	}
+	for (const kind of Object.keys(before.incidents) as IncidentKind[]) if (!now[kind] && !ONCE.includes(kind)) ended.push(kind);
+	return { state: { incidents, interrupted, replayErrors }, began, ended };
+}
+
+/** Runs the Error Workflow once for each incident that began (n8n 2.x), says each that ended in n8n's log. */
+export function report(ctx: ITriggerFunctions, state: AlertState, began: IncidentKind[], ended: IncidentKind[], before: AlertState): void {
+	const workflow = ctx.getWorkflow();
+	const where = `Stacks Hooks Trigger "${ctx.getNode().name}" of workflow "${workflow.name ?? ''}" (${workflow.id ?? ''})`;
+	const meta = { workflowId: workflow.id, nodeName: ctx.getNode().name };
+	for (const kind of began) {
+		const incident = state.incidents[kind]!;
+		const error = new NodeOperationError(ctx.getNode(), incident.what, { description: incident.todo });
+		// n8n 2.x: a failed execution, and the workflow's Error Workflow. n8n 1.x has no such call from a trigger.
+		const save = (ctx as Partial<Pick<ITriggerFunctions, 'saveFailedExecution'>>).saveFailedExecution;
+		if (typeof save === 'function') save.call(ctx, error);
+		else ctx.logger.error(`${where}: ${incident.what} ${incident.todo}`, meta);
+	}
+	for (const kind of ended) {
+		const incident = before.incidents[kind];
+		ctx.logger.info(`${where}: resolved after ${Math.round((Date.now() - (incident?.since ?? Date.now())) / 1000)} s: ${incident?.what ?? kind}`, meta);
+	}
+}

@@ -1,0 +1,264 @@
+/* eslint-disable no-console -- test code: it runs in Node, not inside n8n (CONTRIBUTING.md, Commands) */
+/**
+ * The gap plan (nodes/StacksHooksTrigger/gaps/plan.ts) against a model of the service and of n8n's
+ * receiving processes, for generated histories: one block mined a step, matching or not; reorganisations
+ * of the tip (flip-flops included); deliveries that arrive a step or two late, come twice (an answer
+ * lost), are dropped without a word, or fail until the service interrupts the hook (dropping what it
+ * had queued, evaluating nothing until enabled again); a hook disabled for a while, or deleted and
+ * registered again; checks every few steps that bring a stopped hook back and replay what the plan
+ * says (the service evaluates each replayed height, counts a match, and delivers it, or drops it too).
+ *
+ * Properties: once the faults stop and a few checks have run, every block that was canonical and
+ * matched reached n8n at least once; the replays stay within a bound of the faults; a history
+ * without faults replays nothing.
+ */
+import fc from 'fast-check';
+
+import { emptyState, type GapState, planCheck, type Replay, takeHeights, type TakenDelivery } from '../../../nodes/StacksHooksTrigger/gaps/plan';
+import { propertyParameters, replayHint } from '../../support/properties';
+
+type Fault = 'none' | 'silentDrop' | 'lostAnswer' | 'outage' | 'disable' | 'delete' | 'reorg';
+
+interface Step {
+	match: boolean;
+	fault: Fault;
+	/** Steps the delivery takes to arrive. */
+	delay: number;
+}
+
+const FAULTS: Record<'all' | 'repeats' | 'reorgs', Fault[]> = {
+	all: ['none', 'none', 'none', 'none', 'none', 'none', 'none', 'none', 'silentDrop', 'lostAnswer', 'outage', 'disable', 'delete', 'reorg', 'reorg'],
+	repeats: ['none', 'none', 'none', 'lostAnswer'],
+	reorgs: ['none', 'none', 'none', 'none', 'lostAnswer', 'reorg'],
+};
+
+const step = (faults: keyof typeof FAULTS): fc.Arbitrary<Step> => fc.record({ match: fc.boolean(), fault: fc.constantFrom(...FAULTS[faults]), delay: fc.nat({ max: 2 }) });
+
+interface Block {
+	height: number;
+	hash: string;
+	match: boolean;
+}
+
+interface Delivery {
+	key: string;
+	rollback: Block[];
+	apply: Block[];
+}
+
+/** The service, and n8n's receiving side as received.ts keeps it. */
+class World {
+	now = 0;
+	chain: Block[] = [];
+	forks = 0;
+	hookId = 'h1';
+	hooks = 1;
+	stopped: 'interrupted' | 'disabled' | 'deleted' | undefined;
+	evaluated: number | null = null;
+	evaluatedCount = 0;
+	occurrences = 0;
+	/** Blocks that were applied and matched at some time: which hashes reached n8n. */
+	readonly reached = new Set<string>();
+	inFlight: Array<{ at: number; delivery: Delivery }> = [];
+	/** received.ts's record, as one union. */
+	readonly taken = new Map<string, TakenDelivery>();
+	/** What the static data holds of the check's state when a delivery comes. */
+	marks: GapState = emptyState();
+	replayed = 0;
+	readonly droppedReplays = new Set<number>();
+
+	block(height: number, match: boolean): Block {
+		return { height, hash: `b${height}.${++this.forks}`, match };
+	}
+
+	/** The service evaluates a block for the hook (live), counting a match. */
+	private evaluate(block: Block): void {
+		this.evaluated = block.height;
+		this.evaluatedCount++;
+		if (block.match) this.occurrences++;
+	}
+
+	private send(delivery: Delivery, { fault, delay }: Step): void {
+		if (fault === 'silentDrop') return;
+		this.inFlight.push({ at: this.now + delay, delivery });
+		if (fault === 'lostAnswer') this.inFlight.push({ at: this.now + delay + 1, delivery });
+	}
+
+	mine(current: Step): void {
+		this.now++;
+		this.arrive();
+		if (current.fault === 'outage' || current.fault === 'disable' || current.fault === 'delete') {
+			// Past the retries (or disabled, or deleted): what was queued is dropped, nothing is evaluated until the check.
+			this.inFlight = [];
+			this.stopped = current.fault === 'outage' ? 'interrupted' : current.fault === 'disable' ? 'disabled' : 'deleted';
+		}
+		const tip = this.chain.at(-1);
+		if (current.fault === 'reorg' && tip) {
+			// The tip replaced by another block at its height, then the next one mined on it: one payload.
+			const fork = this.block(tip.height, current.match);
+			const next = this.block(tip.height + 1, current.match);
+			this.chain.splice(-1, 1, fork, next);
+			if (this.stopped) return;
+			for (const block of [fork, next]) this.evaluate(block);
+			const apply = [fork, next].filter((block) => block.match);
+			if (tip.match || apply.length > 0) this.send({ key: `${this.hookId}|${tip.hash}|${apply.map((b) => b.hash).join(',')}`, rollback: tip.match ? [tip] : [], apply }, current);
+			return;
+		}
+		const block = this.block((tip?.height ?? 0) + 1, current.match);
+		this.chain.push(block);
+		if (this.stopped) return;
+		this.evaluate(block);
+		if (block.match) this.send({ key: `${this.hookId}||${block.hash}`, rollback: [], apply: [block] }, current);
+	}
+
+	arrive(): void {
+		const due = this.inFlight.filter(({ at }) => at <= this.now);
+		this.inFlight = this.inFlight.filter(({ at }) => at > this.now);
+		for (const { delivery } of due) this.take(delivery);
+	}
+
+	/** received.ts's noteDelivery, with the marks the static data holds now. */
+	private take(delivery: Delivery): void {
+		for (const block of delivery.apply) this.reached.add(block.hash);
+		if (delivery.apply.length === 0) return;
+		const single = delivery.apply.length === 1 && delivery.rollback.length === 0 ? delivery.apply[0].height : undefined;
+		const listed = [...this.marks.replays, ...(this.marks.window?.replays ?? [])];
+		const replays = single === undefined ? [] : listed.filter((replay) => replay.from <= single && single <= replay.to).map((replay) => replay.at);
+		const known = this.taken.get(delivery.key);
+		const taken: TakenDelivery = known ?? { a: delivery.apply.map((block) => [block.height, block.hash]) };
+		if (replays.length > 0) taken.p = [...new Set([...(taken.p ?? []), ...replays])];
+		this.taken.set(delivery.key, taken);
+	}
+
+	/** One health check: read, repair, plan, keep the state, replay (closeGaps.ts). */
+	check(state: GapState, perCheck: number, dropReplays: boolean): GapState {
+		this.now++;
+		this.arrive();
+		const repaired = this.stopped !== undefined;
+		const deleted = this.stopped === 'deleted';
+		const read = deleted ? { evaluated: null, count: 0, occurrences: 0 } : { evaluated: this.evaluated, count: this.evaluatedCount, occurrences: this.occurrences };
+		if (deleted) {
+			this.hookId = `h${++this.hooks}`;
+			[this.evaluated, this.evaluatedCount, this.occurrences] = [null, 0, 0];
+		}
+		this.stopped = undefined;
+		this.marks = state;
+		const observation = {
+			now: this.now,
+			hookId: this.hookId,
+			repaired,
+			evaluatedHeight: read.evaluated,
+			evaluatedCount: read.count,
+			occurrences: read.occurrences,
+			taken: [...this.taken.values()],
+		};
+		const { state: planned } = planCheck(state, observation);
+		const { now: replayNow, left } = takeHeights(planned.pending, perCheck);
+		this.now++;
+		const replays: Replay[] = replayNow.map(([from, to]) => ({ from, to, at: this.now, evaluated: to - from + 1 }));
+		const next: GapState = { ...planned, pending: left, replays: [...planned.replays, ...replays] };
+		this.marks = next;
+		for (const [from, to] of replayNow) {
+			for (let height = from; height <= to; height++) {
+				this.replayed++;
+				const block = this.chain[height - 1];
+				if (!block) continue;
+				this.evaluated = height;
+				this.evaluatedCount++;
+				if (!block.match) continue;
+				this.occurrences++;
+				// A replayed delivery can be dropped too (the first replay of some heights): the plan must see it did not arrive.
+				if (dropReplays && height % 7 === 0 && !this.droppedReplays.has(height)) {
+					this.droppedReplays.add(height);
+					continue;
+				}
+				this.take({ key: `${this.hookId}||${block.hash}`, rollback: [], apply: [block] });
+			}
+		}
+		return next;
+	}
+}
+
+function run(steps: Step[], every: number, dropReplays: boolean): { world: World; state: GapState } {
+	const world = new World();
+	let state = emptyState();
+	for (const [i, current] of steps.entries()) {
+		world.mine(current);
+		// The first check comes soon after activation (healthCheck.ts), then one every interval.
+		if (i === 0 || (i + 1) % every === 0) state = world.check(state, 1_000, dropReplays);
+	}
+	// Quiet blocks (nothing matches, nothing fails) and checks until every plan is carried out.
+	for (let quiet = 1; quiet <= 12 * every; quiet++) {
+		world.mine({ match: false, fault: 'none', delay: 0 });
+		if (quiet % every === 0) state = world.check(state, 1_000, false);
+	}
+	return { world, state };
+}
+
+const missingOf = (world: World) => world.chain.filter((block) => block.match && !world.reached.has(block.hash)).map((block) => block.height);
+
+describe('the gap plan, against a model of the service and n8n', () => {
+	it('every canonical matched block reaches n8n once the faults stop, and the replays stay bounded', () => {
+		let histories = 0;
+		let faults = 0;
+		let replayed = 0;
+		fc.assert(
+			fc.property(fc.array(step('all'), { minLength: 20, maxLength: 200 }), fc.integer({ min: 4, max: 12 }), fc.boolean(), (steps, every, dropReplays) => {
+				histories++;
+				const { world, state } = run(steps, every, dropReplays);
+				const faultsHere = steps.filter((s) => s.fault !== 'none' && s.fault !== 'lostAnswer' && s.fault !== 'reorg').length;
+				faults += faultsHere;
+				replayed += world.replayed;
+				expect({ missing: missingOf(world), pending: state.pending, stopped: state.stopped }).toEqual({ missing: [], pending: [], stopped: undefined });
+				// Bounded: each fault costs a few check intervals of heights (and the reorganisation margin).
+				expect(world.replayed).toBeLessThanOrEqual((faultsHere + 1) * 6 * (every + 10) + steps.length);
+			}),
+			propertyParameters(400),
+		);
+		console.log(`gap plan property: ${histories} histories, ${faults} faults, ${replayed} heights replayed; ${replayHint()}`);
+	});
+
+	it('replays nothing while every match arrives, however late within a check interval, sent twice or not', () => {
+		fc.assert(
+			fc.property(fc.array(step('repeats'), { minLength: 10, maxLength: 150 }), fc.integer({ min: 4, max: 12 }), (steps, every) => {
+				const { world } = run(steps, every, false);
+				expect(world.replayed).toBe(0);
+				expect(missingOf(world)).toEqual([]);
+			}),
+			propertyParameters(300),
+		);
+	});
+
+	it('replays the windows a reorganisation touched, once each, and nothing else', () => {
+		fc.assert(
+			fc.property(fc.array(step('reorgs'), { minLength: 10, maxLength: 150 }), fc.integer({ min: 4, max: 12 }), (steps, every) => {
+				const { world } = run(steps, every, false);
+				const reorgs = steps.filter((s) => s.fault === 'reorg').length;
+				expect(missingOf(world)).toEqual([]);
+				// A reorganisation makes its window and the one before doubtful: at most two windows and the margin each.
+				expect(world.replayed).toBeLessThanOrEqual(reorgs * 2 * (2 * every + 10));
+			}),
+			propertyParameters(300),
+		);
+	});
+});
+
+describe('ranges', () => {
+	it('takes heights from the front, at most the limit', () => {
+		expect(
+			takeHeights(
+				[
+					[5, 9],
+					[20, 29],
+				],
+				7,
+			),
+		).toEqual({
+			now: [
+				[5, 9],
+				[20, 21],
+			],
+			left: [[22, 29]],
+		});
+	});
+});
