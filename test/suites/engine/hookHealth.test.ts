@@ -251,8 +251,10 @@ describe('the schedule trigger() keeps', () => {
 		const { response } = await startTriggerOf(staticData, { parameters: every(0.01) });
 		for (let waited = 0; gets(hook.uuid) < 9 && waited < 15_000; waited += 100) await sleep(100);
 		await response.closeFunction!();
-		expect(warnings).toHaveLength(1);
-		expect(warnings[0]).toMatch(/the health check did not complete: .*503.*this is logged once until a check completes/s);
+		// (The engine serves no webhook at WEBHOOK, so the gap step also says once that it cannot see what n8n took.)
+		const unreachable = warnings.filter((line) => line.includes('the health check did not complete'));
+		expect(unreachable).toHaveLength(1);
+		expect(unreachable[0]).toMatch(/the health check did not complete: .*503.*this is logged once until a check completes/s);
 		expect(infos).toContainEqual(expect.stringContaining('the health check reaches the service again'));
 	});
 
