@@ -79,6 +79,8 @@ export class Emulator {
 	private readonly background = new Set<Promise<unknown>>();
 	private readonly lostAnswers: DeliveryFault[] = [];
 	private readonly silentDrops: DeliveryFault[] = [];
+	/** Hooks the service stopped evaluating while they show as streaming (stallHook). */
+	private readonly stalled = new Set<string>();
 	private readonly streams: HookStreams = new HookStreams({
 		post: (hook, payload) => this.client.post(hook.definition.action.url, payload, deliveryHeaders(this.accountOf(hook).secret, this.config.secretHeader), this.config.deliveryTimeoutMs),
 		takeLostAnswer: (hook) => takeFault(this.lostAnswers, hook),
@@ -143,6 +145,7 @@ export class Emulator {
 		this.deliveries.length = 0;
 		this.lostAnswers.length = 0;
 		this.silentDrops.length = 0;
+		this.stalled.clear();
 		this.streams.clear();
 		this.faults.clear();
 		this.limiter.clear();
@@ -199,6 +202,15 @@ export class Emulator {
 	/** Sets the account's consumer secret (null: none), as a rotation or deletion at the service would. */
 	setConsumerSecret(secret: string | null, apiKey?: string): void {
 		this.store.accountOrDefault(apiKey).secret = secret;
+	}
+
+	/**
+	 * A hook the service silently stops evaluating (hirosystems/chainhook#720): it shows as enabled and streaming, its
+	 * counters stand still, nothing is delivered; `false` lets it run again.
+	 */
+	stallHook(uuid: string, stalled = true): void {
+		if (stalled) this.stalled.add(uuid);
+		else this.stalled.delete(uuid);
 	}
 
 	/** The service interrupting the hook (as after failed deliveries): `enabled` stays true, nothing is delivered until it is enabled again. */
@@ -284,7 +296,9 @@ export class Emulator {
 	/** The hooks blocks are delivered to now (enabled, not interrupted, this network). */
 	private delivering(): Array<{ account: Account; hook: HookRecord }> {
 		return [...this.store.accounts.values()].flatMap((account) =>
-			[...account.hooks.values()].filter((hook) => isDelivering(hook) && hook.definition.network === this.rules.network).map((hook) => ({ account, hook })),
+			[...account.hooks.values()]
+				.filter((hook) => isDelivering(hook) && !this.stalled.has(hook.uuid) && hook.definition.network === this.rules.network)
+				.map((hook) => ({ account, hook })),
 		);
 	}
 

@@ -13,7 +13,7 @@ import { setTimeout as sleep } from 'timers/promises';
 
 import { type DeliveryReport, type Emulator, NO_ANSWER } from '../emulator';
 import { type ChainScript, chainScript, type LedgerRow } from './chainScript';
-import { ACTION_TYPE, CREDENTIAL_TYPE, loadExample } from './examples';
+import { ACTION_TYPE, CREDENTIAL_TYPE, loadExample, TRIGGER_TYPE } from './examples';
 import type { WorkflowJson } from './n8n/api';
 import type { N8nInstance } from './n8n/instance';
 import type { Postgres } from './n8n/servers';
@@ -73,12 +73,22 @@ export interface RecordSetup {
 	notify: { workflowId: string; hookUuid: string };
 }
 
-/** The recipes with this n8n's credentials and the receiver's address, as a user sets them up. */
-function recipes(stacks: { id: string; name: string }, postgres: { id: string; name: string }, receiverUrl: string): { ledger: WorkflowJson; notify: WorkflowJson } {
+/** The recipes with this n8n's credentials and the receiver's address, as a user sets them up; `triggerOptions` set on both triggers' Options. */
+function recipes(
+	stacks: { id: string; name: string },
+	postgres: { id: string; name: string },
+	receiverUrl: string,
+	triggerOptions: Record<string, unknown> = {},
+): { ledger: WorkflowJson; notify: WorkflowJson } {
 	const ledger = loadExample('ledger', stacks);
 	const notify = loadExample('notify', stacks);
 	for (const node of ledger.nodes) if ((node.credentials as Record<string, unknown> | undefined)?.postgres) node.credentials = { postgres };
 	for (const node of notify.nodes) if (node.type === 'n8n-nodes-base.httpRequest') (node.parameters as Record<string, unknown>).url = receiverUrl;
+	for (const node of [...ledger.nodes, ...notify.nodes]) {
+		if (node.type !== TRIGGER_TYPE) continue;
+		const parameters = node.parameters as Record<string, unknown>;
+		parameters.options = { ...(parameters.options as object), ...triggerOptions };
+	}
 	return { ledger, notify };
 }
 
@@ -90,7 +100,13 @@ export function hookNamed(emu: Emulator, name: 'Ledger' | 'Notify once' | string
 }
 
 /** Creates the ledger's database and table, the credentials, and both recipes, active, in `n8n`. */
-export async function setUpRecipes(n8n: N8nInstance, emu: Emulator, postgres: Postgres, stacksCredential: { id: string; name: string }): Promise<RecordSetup> {
+export async function setUpRecipes(
+	n8n: N8nInstance,
+	emu: Emulator,
+	postgres: Postgres,
+	stacksCredential: { id: string; name: string },
+	triggerOptions: Record<string, unknown> = {},
+): Promise<RecordSetup> {
 	if (postgres.database !== LEDGER_DATABASE) await postgres.query(`CREATE DATABASE ${LEDGER_DATABASE}`);
 	await postgres.query(CREATE_TABLE, LEDGER_DATABASE);
 	const pgCredential = await n8n.api.createCredential({
@@ -99,7 +115,7 @@ export async function setUpRecipes(n8n: N8nInstance, emu: Emulator, postgres: Po
 		data: { host: postgres.host, port: postgres.port, database: LEDGER_DATABASE, user: postgres.user, password: 'trust-auth', ssl: 'disable', allowUnauthorizedCerts: false, maxConnections: 10, sshTunnel: false },
 	});
 	const receiver = await startReceiver();
-	const { ledger, notify } = recipes(stacksCredential, { id: pgCredential.id, name: pgCredential.name }, receiver.url);
+	const { ledger, notify } = recipes(stacksCredential, { id: pgCredential.id, name: pgCredential.name }, receiver.url, triggerOptions);
 	const ids: string[] = [];
 	for (const workflow of [ledger, notify, backfillWorkflow(stacksCredential)]) {
 		const { id } = await n8n.api.createWorkflow(workflow);

@@ -1,0 +1,173 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- test code: it runs in Node, not inside n8n (CONTRIBUTING.md, Commands) */
+/**
+ * The gap suites' common part (test/suites/e2e/gaps*.e2e.test.ts): the ledger recipe as users import
+ * it, its trigger checking every few seconds, and a seeded chain script (chainScript.ts) streamed
+ * through an emulator that gives up on deliveries after a few seconds of retries, with the faults that
+ * lose blocks: an n8n outage longer than those retries (the hook interrupted, its queue dropped, blocks
+ * mined meanwhile never evaluated for it), the hook disabled at the service for a while, and
+ * deliveries the service drops without a word. No step does what a user would do by hand (no Backfill,
+ * no enable): the trigger must close the gaps itself, and the ledger must equal the chain soon after
+ * the last fault.
+ */
+import { setTimeout as sleep } from 'timers/promises';
+
+import { type DeliveryReport, type Emulator } from '../emulator';
+import { type ChainScript, chainScript, type LedgerRow } from './chainScript';
+import { LEDGER_DATABASE, ledgerRows, type RecordSetup } from './record';
+
+/** The service's side: a failing delivery is given up after about 4 s of retries, which interrupts the hook. */
+export const GAPS_EMULATOR = {
+	retryDelaysMs: [250, 500, 1000, 2000],
+	interruptAfterFailures: 5,
+	deliveryTimeoutMs: 30_000,
+};
+
+/** The trigger's Health Check Interval in these suites: 3 s. */
+export const CHECK_MINUTES = 0.05;
+export const CHECK_MS = CHECK_MINUTES * 60_000;
+
+export interface GapFaults {
+	/** Takes the n8n that receives deliveries down (SIGKILL); `revive` brings it back. */
+	down: () => Promise<void>;
+	revive: () => Promise<void>;
+}
+
+export interface GapResult {
+	script: ChainScript;
+	rows: LedgerRow[];
+	/** What happened, for the log line. */
+	faults: { outageSteps: number; outageMs: number; interruptions: number; disabledMs: number; silentDrops: number };
+	/** From the last fault to the ledger equal to the chain. */
+	settledAfterMs: number;
+	/** The ledger hook's deliveries: what the stream cost, and the replays the trigger asked for. */
+	deliveries: number;
+	evaluations: number;
+}
+
+const byId = (rows: LedgerRow[]) => [...rows].sort((a, b) => a.eventId.localeCompare(b.eventId));
+const sameRows = (a: LedgerRow[], b: LedgerRow[]) => JSON.stringify(byId(a)) === JSON.stringify(byId(b));
+
+/** A small seeded generator (mulberry32), for where the faults fall. */
+function random(seed: number): () => number {
+	let state = seed >>> 0;
+	return () => {
+		state = (state + 0x6d2b79f5) >>> 0;
+		let t = state;
+		t = Math.imul(t ^ (t >>> 15), t | 1);
+		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+	};
+}
+
+async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs: number): Promise<void> {
+	for (const deadline = Date.now() + timeoutMs; !(await check()); await sleep(250)) if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+}
+
+async function setEnabled(emu: Emulator, apiKey: string, uuid: string, enabled: boolean): Promise<void> {
+	const answer = await fetch(`${emu.url}/me/${uuid}/enabled`, { method: 'PATCH', headers: { 'x-api-key': apiKey, 'content-type': 'application/json' }, body: JSON.stringify({ enabled }) });
+	if (answer.status !== 204) throw new Error(`PATCH enabled answered ${answer.status}`);
+}
+
+/**
+ * Streams one seeded script into the ledger with the faults, then waits for the ledger to equal the
+ * chain; `limitMs` after the last fault at the most.
+ */
+export async function runGapSequence(
+	setup: RecordSetup,
+	opts: { seed: number; tag: number; blocks: number; apiKey: string; faults: GapFaults; limitMs: number },
+): Promise<GapResult> {
+	const { emu, postgres } = setup;
+	const startHeight = opts.tag * 100_000;
+	const script = chainScript(opts.seed, { blocks: opts.blocks, startHeight, tag: opts.tag });
+	await postgres.query('TRUNCATE stacks_events', LEDGER_DATABASE);
+	const firstReport = emu.deliveries.length;
+	const firstRequest = emu.requests.length;
+	const rand = random(opts.seed);
+	const steps = script.steps.length;
+	const at = (from: number, to: number) => Math.floor(steps * (from + rand() * (to - from)));
+	// The outage first (n8n's start takes its check longest), the pause next, the silent drops last.
+	const outageAt = at(0.15, 0.25);
+	const outageSteps = 8 + Math.floor(rand() * 8);
+	const disableAt = at(0.4, 0.5);
+	const drops = new Set([at(0.55, 0.7), at(0.7, 0.8), at(0.8, 0.9)]);
+	const faults = { outageSteps, outageMs: 0, interruptions: 0, disabledMs: 0, silentDrops: 0 };
+	const ledgerHook = () => setup.ledger.hookUuid;
+	const hookNow = () => emu.hooks().find((hook) => hook.definition.name === 'Ledger');
+
+	let lastFault = 0;
+	let downSince: number | undefined;
+	let disabledSince: number | undefined;
+	const pending: Array<Promise<unknown>> = [];
+	const window: Array<Promise<unknown>> = [];
+	for (const [index, step] of script.steps.entries()) {
+		if (index === outageAt) {
+			await Promise.all(pending);
+			await opts.faults.down();
+			downSince = Date.now();
+		}
+		if (downSince !== undefined && index === outageAt + outageSteps) {
+			// Longer than the service's retries: the stream gives up and interrupts the hook.
+			await Promise.all(pending);
+			await until('the ledger hook interrupted by the service', () => hookNow()?.status.status === 'interrupted', 30_000);
+			faults.interruptions++;
+			await opts.faults.revive();
+			faults.outageMs = Date.now() - downSince;
+			lastFault = Date.now();
+			downSince = undefined;
+		}
+		if (index === disableAt) {
+			await setEnabled(emu, opts.apiKey, ledgerHook(), false);
+			disabledSince = Date.now();
+			lastFault = Date.now();
+		}
+		if (disabledSince !== undefined && hookNow()?.status.enabled) {
+			faults.disabledMs = Date.now() - disabledSince;
+			disabledSince = undefined;
+		}
+		if (drops.has(index)) emu.dropNextDeliveries(1, { hookUuid: ledgerHook() });
+		if (step.kind === 'loseAnswer') {
+			emu.loseNextAnswers(1);
+			continue;
+		}
+		const sent = step.kind === 'apply' ? emu.injectBlock(step.block) : emu.injectReorg(step.rollback, step.apply);
+		pending.push(sent);
+		window.push(sent);
+		if (window.length >= 6) await window.shift();
+		// Blocks come at a pace a check interval sees several windows of.
+		await sleep(40);
+	}
+	await Promise.all(pending);
+	const silent = emu.deliveries.slice(firstReport).filter((report) => report.silent);
+	faults.silentDrops = silent.length;
+	lastFault = Math.max(lastFault, ...silent.map((report) => report.at));
+	await until('the ledger equal to the chain', async () => sameRows(await ledgerRows(postgres), script.expectedRows), Math.max(1000, opts.limitMs - (Date.now() - lastFault)));
+	const settledAfterMs = Date.now() - lastFault;
+	const reports: DeliveryReport[] = emu.deliveries.slice(firstReport).filter((report) => report.hookUuid === ledgerHook());
+	return {
+		script,
+		rows: await ledgerRows(postgres),
+		faults,
+		settledAfterMs,
+		deliveries: reports.length,
+		evaluations: emu.requests.slice(firstRequest).filter((request) => request.path.endsWith('/evaluate')).length,
+	};
+}
+
+export function describeGapResult(label: string, result: GapResult, seed: number): string {
+	const { counts } = result.script;
+	const { faults } = result;
+	return (
+		`${label}: seed ${seed} (replay: GAPS_SEED=${seed}); ${result.script.steps.length} steps, ${counts.blocks} blocks, ${counts.reorgs} reorganisations (${counts.flipFlops} flip-flops), ` +
+		`${counts.lostAnswers} answers lost; n8n down ${(faults.outageMs / 1000).toFixed(1)} s over ${faults.outageSteps} steps (${faults.interruptions} interruption), ` +
+		`hook disabled ${(faults.disabledMs / 1000).toFixed(1)} s, ${faults.silentDrops} deliveries dropped without a word; ledger ${result.rows.length} rows (chain ${counts.transfers}), ` +
+		`equal to the chain ${(result.settledAfterMs / 1000).toFixed(1)} s after the last fault; ${result.deliveries} deliveries to the ledger hook, ${result.evaluations} replayed heights`
+	);
+}
+
+/** Seeds for this run: GAPS_SEED replays one; GAPS_SEQUENCES (default `count`) runs more. */
+export function gapSeeds(base: number, count: number): number[] {
+	const replay = Number(process.env.GAPS_SEED);
+	if (Number.isSafeInteger(replay)) return [replay];
+	const n = Number(process.env.GAPS_SEQUENCES ?? count);
+	return Array.from({ length: n }, (_, i) => (base + i * 7919) | 0);
+}
