@@ -37,6 +37,8 @@ export interface GapCheck {
 	/** Stops the replay between two heights (n8n closed the trigger). */
 	stillOpen: () => boolean;
 	catchUpLimit: number;
+	/** Replays nothing this time (the workflow keeps failing on a delivery: replays would only feed it more); what is found waits. */
+	hold?: boolean;
 }
 
 export interface GapOutcome {
@@ -150,7 +152,7 @@ export async function closeGaps(ctx: ITriggerFunctions, connection: Connection, 
 		if (said) logHealed(ctx, said);
 	}
 	const { kept: pending, over } = withinLimit(state.pending, check.catchUpLimit);
-	const { now, left } = takeHeights(pending, REPLAY_PER_CHECK);
+	const { now, left } = takeHeights(pending, check.hold ? 0 : REPLAY_PER_CHECK);
 	const replays: Replay[] = now.map(([from, to]) => ({ from, to, at: Date.now(), evaluated: 0 }));
 	state.pending = left;
 	state.replays = [...state.replays, ...replays];

@@ -44,7 +44,7 @@ export function isCheck(ctx: IWebhookFunctions): boolean {
 
 const isObject = (value: unknown): value is IDataObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** The receiving side: keeps this process's count and the main's state, answers the sum. Answered here, so n8n saves it. */
+/** The receiving side: keeps what this process took and the main's state, answers the union. No execution starts, so n8n saves it. */
 export function answerCheck(ctx: IWebhookFunctions): IWebhookResponseData {
 	const body = ctx.getBodyData() as { gaps?: unknown; production?: unknown; floor?: unknown };
 	const data = ctx.getWorkflowStaticData('node');
@@ -53,8 +53,9 @@ export function answerCheck(ctx: IWebhookFunctions): IWebhookResponseData {
 		data.production = { hookId: body.production.hookId, webhookUrl: body.production.webhookUrl };
 	}
 	const answer: CheckAnswer = { received: keepReceived(ctx, typeof body.floor === 'number' ? body.floor : -1) };
-	ctx.getResponseObject().status(200).json(answer);
-	return { noWebhookResponse: true };
+	// Answered through n8n (no execution: no workflowData), which saves the static data before it sends the answer:
+	// the check lists its replays here, then asks the service for them, and their deliveries must find them listed.
+	return { webhookResponse: answer as unknown as IDataObject };
 }
 
 /** The main's side: one POST to its own webhook. Throws when it cannot be reached or does not answer a check. */

@@ -307,6 +307,8 @@ export function planCheck(before: GapState, seen: Observation): Plan {
 			// adds up proves nothing then.
 			if (matched > 0 && (window.reevaluated > 0 || reevaluated > 0)) {
 				add({ kind: 'reevaluated', range, matched });
+				// A replacement could also hide a dropped replay: those heights again too. (Reorganisations are rare on
+				// Stacks; in the tests' scripts, one step in four is one, and this is most of what they replay.)
 				for (const again of unanswered(taken, window.replays)) state.pending = addRange(state.pending, again);
 			}
 		}

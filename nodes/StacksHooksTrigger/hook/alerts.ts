@@ -26,6 +26,8 @@ export const DEFAULT_STALL_MINUTES = 30;
 export const INTERRUPTED_CHECKS = 3;
 export const REPLAY_ERROR_CHECKS = 3;
 export const FAILING_TIMES = 3;
+/** Checks in a row an incident must be gone for to be over: a delivery that keeps failing is not repeating in the instant its next one comes. */
+export const GONE_CHECKS = 3;
 
 export type IncidentKind = 'notEvaluating' | 'interruptedAgain' | 'notDelivering' | 'gapOverLimit' | 'replayFailing' | 'deliveryFailing';
 
@@ -35,6 +37,8 @@ const ONCE: IncidentKind[] = ['gapOverLimit'];
 export interface Incident {
 	/** When it began (ms since the epoch). */
 	since: number;
+	/** Checks in a row that did not see it. */
+	gone?: number;
 	/** What is wrong, in a sentence: names the hook and the block where there is one. */
 	what: string;
 	/** What the trigger did, and what the user should do. */
@@ -67,6 +71,7 @@ export interface CheckFacts {
 }
 
 const range = ([from, to]: Range) => (from === to ? `height ${from}` : `heights ${from}-${to}`);
+const duration = (ms: number) => (ms < 120_000 ? `${Math.round(ms / 1000)} s` : `${Math.round(ms / 60_000)} minutes`);
 
 /** The incidents of this check, from the ones before: which began and which ended. */
 export function assess(before: AlertState, facts: CheckFacts): { state: AlertState; began: IncidentKind[]; ended: IncidentKind[] } {
@@ -78,7 +83,7 @@ export function assess(before: AlertState, facts: CheckFacts): { state: AlertSta
 	const stallMs = facts.stallMinutes * 60_000;
 	if (stallMs > 0 && facts.lastEvaluatedAt !== undefined && facts.now - facts.lastEvaluatedAt > stallMs) {
 		now.notEvaluating = {
-			what: `The service has not evaluated a block for ${hook} for ${Math.round((facts.now - facts.lastEvaluatedAt) / 60_000)} minutes (the last was height ${facts.lastEvaluatedHeight ?? 'unknown'}), although the hook shows as delivering.`,
+			what: `The service has not evaluated a block for ${hook} for ${duration(facts.now - facts.lastEvaluatedAt)} (the last was height ${facts.lastEvaluatedHeight ?? 'unknown'}), although the hook shows as delivering.`,
 			todo: 'The trigger checks it at every health check. If the chain moves on meanwhile (see the explorer), the hook is stalled at the service: deactivate and activate the workflow to register it anew; the trigger replays what it missed.',
 		};
 	}
@@ -111,7 +116,7 @@ export function assess(before: AlertState, facts: CheckFacts): { state: AlertSta
 	if (repeating && repeating.times >= FAILING_TIMES) {
 		now.deliveryFailing = {
 			what: `The service sent the delivery of block ${repeating.height} (${repeating.hash}, ${repeating.direction}) of ${hook} ${repeating.times} times in a row: the workflow fails on it, and the hook's later blocks wait behind it.`,
-			todo: "Open the workflow's failed executions, fix what fails on that block, and the service's next try goes through. If the service gives up first, the trigger replays the block once the hook is back.",
+			todo: "Open the workflow's failed executions and fix what fails on that block: the service's next try then goes through. Meanwhile the trigger replays nothing (a replay would fail the same way); once deliveries go through again, it replays what the hook missed.",
 		};
 	}
 
@@ -120,10 +125,16 @@ export function assess(before: AlertState, facts: CheckFacts): { state: AlertSta
 	const ended: IncidentKind[] = [];
 	for (const kind of Object.keys(now) as IncidentKind[]) {
 		const known = before.incidents[kind];
-		incidents[kind] = known ? { ...known, what: now[kind]!.what, todo: now[kind]!.todo } : { since: facts.now, ...now[kind]! };
+		incidents[kind] = known ? { ...known, what: now[kind]!.what, todo: now[kind]!.todo, gone: 0 } : { since: facts.now, ...now[kind]! };
 		if (!known) began.push(kind);
 	}
-	for (const kind of Object.keys(before.incidents) as IncidentKind[]) if (!now[kind] && !ONCE.includes(kind)) ended.push(kind);
+	for (const kind of Object.keys(before.incidents) as IncidentKind[]) {
+		if (now[kind] || ONCE.includes(kind)) continue;
+		const incident = before.incidents[kind]!;
+		const gone = (incident.gone ?? 0) + 1;
+		if (gone >= GONE_CHECKS) ended.push(kind);
+		else incidents[kind] = { ...incident, gone };
+	}
 	return { state: { incidents, interrupted, replayErrors }, began, ended };
 }
 
@@ -142,6 +153,6 @@ export function report(ctx: ITriggerFunctions, state: AlertState, began: Inciden
 	}
 	for (const kind of ended) {
 		const incident = before.incidents[kind];
-		ctx.logger.info(`${where}: resolved after ${Math.round((Date.now() - (incident?.since ?? Date.now())) / 1000)} s: ${incident?.what ?? kind}`, meta);
+		ctx.logger.info(`${where}: resolved after ${duration(Date.now() - (incident?.since ?? Date.now()))}: ${incident?.what ?? kind}`, meta);
 	}
 }

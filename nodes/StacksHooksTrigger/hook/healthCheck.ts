@@ -92,6 +92,8 @@ export async function checkHookAndGaps(
 		const value = ctx.getNodeParameter(`options.${name}`, fallback) as number;
 		return typeof value === 'number' && Number.isFinite(value) ? value : fallback;
 	};
+	const memory = gapMemory(ctx);
+	const before = (memory.state.alerts as AlertState | undefined) ?? emptyAlerts();
 	const gaps = await closeGaps(ctx, checked.connection, {
 		read: checked.read,
 		readAt: checked.readAt ?? Date.now(),
@@ -99,10 +101,9 @@ export async function checkHookAndGaps(
 		repaired: checked.outcome === 'enabled' || checked.outcome === 'registered',
 		stillOpen: opts.stillOpen ?? (() => true),
 		catchUpLimit: option('catchUpLimit', DEFAULT_CATCH_UP_LIMIT),
+		hold: before.incidents.deliveryFailing !== undefined,
 	});
 	// The incidents this check saw: the Error Workflow for each that began (hook/alerts.ts).
-	const memory = gapMemory(ctx);
-	const before = (memory.state.alerts as AlertState | undefined) ?? emptyAlerts();
 	const status = (checked.read?.status ?? {}) as Record<string, unknown>;
 	const delivering = checked.outcome === 'healthy';
 	const { state, began, ended } = assess(before, {

@@ -13,6 +13,12 @@
  *
  * GAPS_SEQUENCES=<n> runs n scripts instead of one; GAPS_SEED=<seed> replays one.
  */
+import { randomUUID } from 'crypto';
+import { setTimeout as sleep } from 'timers/promises';
+
+import { GONE_CHECKS } from '../../../nodes/StacksHooksTrigger/hook/alerts';
+import { EXAMPLE_SENDER, loadExample, TRIGGER_TYPE } from '../../support/examples';
+import type { WorkflowJson } from '../../support/n8n/api';
 import { type Postgres, startPostgres } from '../../support/n8n/servers';
 import { startStack, type Stack } from '../../support/n8n/stack';
 import { CHECK_MINUTES, CHECK_MS, describeGapResult, GAPS_EMULATOR, gapSeeds, runGapSequence } from '../../support/gaps';
@@ -37,7 +43,7 @@ afterAll(async () => {
 	await setup?.receiver.close();
 	await stack?.close();
 	await postgres?.stop();
-}, 120_000);
+}, 300_000);
 
 describe('the trigger closes its own gaps (regular mode)', () => {
 	for (const [i, seed] of gapSeeds(Number(process.env.FC_SEED ?? Date.now()) | 0, 1).entries()) {
@@ -56,5 +62,107 @@ describe('the trigger closes its own gaps (regular mode)', () => {
 			expect(result.faults.silentDrops).toBeGreaterThan(0);
 			expect(result.faults.interruptions).toBe(1);
 		}, 15 * 60_000);
+	}
+});
+
+describe('the Error Workflow hears of what the trigger cannot mend (regular mode)', () => {
+	let errorWorkflowId: string;
+	let height = 950_000;
+	const transfer = (amount: number) => ({ kind: 'stx_transfer' as const, sender: EXAMPLE_SENDER, recipient: 'ST2CY5V39NHDPWSXMW9QDT3HC3GD6Q6XX4CFRK9AG', amount });
+	/** A block every hook of these tests matches, not waited for: the failing workflow's hook holds its own stream up. */
+	const mine = async () => {
+		void stack.emu.injectBlock({ height: ++height, transactions: [transfer(height)] }).catch(() => undefined);
+		await sleep(50);
+	};
+	const hookOf = (name: string) => stack.emu.hooks().find((hook) => hook.definition.name === name)!;
+
+	/** The Error Workflow's runs, each as the text of what it was given. */
+	async function alerts(): Promise<string[]> {
+		const runs = await stack.n8n.api.executions({ workflowId: errorWorkflowId, includeData: true });
+		return runs.map((run) => JSON.stringify(run.data?.resultData?.runData?.['Error Trigger']?.[0]?.data?.main?.[0]?.[0]?.json ?? {}));
+	}
+	const alertsFor = async (workflowId: string, text: string) => (await alerts()).filter((alert) => alert.includes(`"id":"${workflowId}"`) && alert.includes(text));
+
+	/** A trigger workflow with the Error Workflow set: the trigger, then a node that passes or always fails. */
+	async function watched(name: string, options: Record<string, unknown>, then: 'pass' | 'fail'): Promise<{ id: string; hook: string }> {
+		const workflow = loadExample('trigger', stack.credential);
+		const trigger = workflow.nodes.find((node) => node.type === TRIGGER_TYPE)!;
+		trigger.webhookId = randomUUID();
+		trigger.parameters = { ...(trigger.parameters as object), hookName: name, responseMode: 'lastNode', options: { healthCheckMinutes: CHECK_MINUTES, ...options } };
+		const next =
+			then === 'pass'
+				? { id: 'next', name: 'Next', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [250, 0], parameters: {} }
+				: { id: 'next', name: 'Next', type: 'n8n-nodes-base.stopAndError', typeVersion: 1, position: [250, 0], parameters: { errorMessage: 'This workflow fails on every block, on purpose' } };
+		const built: WorkflowJson = {
+			name,
+			nodes: [trigger, next],
+			connections: { [trigger.name as string]: { main: [[{ node: 'Next', type: 'main', index: 0 }]] } },
+			settings: { executionOrder: 'v1', errorWorkflow: errorWorkflowId },
+		};
+		const { id } = await stack.n8n.api.createWorkflow(built);
+		await stack.n8n.api.activate(id);
+		return { id, hook: hookOf(name).uuid };
+	}
+
+	beforeAll(async () => {
+		const errorWorkflow: WorkflowJson = {
+			name: 'Tell me',
+			nodes: [{ id: 'error-trigger', name: 'Error Trigger', type: 'n8n-nodes-base.errorTrigger', typeVersion: 1, position: [0, 0], parameters: {} }],
+			connections: {},
+			settings: { executionOrder: 'v1' },
+		};
+		errorWorkflowId = (await stack.n8n.api.createWorkflow(errorWorkflow)).id;
+		// n8n 2.x runs only a published Error Workflow ("Workflow … is not active and cannot be executed").
+		await stack.n8n.api.activate(errorWorkflowId);
+	}, 60_000);
+
+	it('runs once for a stalled hook, once for a gap over the Catch-Up Limit and once for a delivery that keeps failing, and never for a healthy stream', async () => {
+		const healthy = await watched('Alerts: healthy', {}, 'pass');
+		const stalled = await watched('Alerts: stalled', { stallMinutes: 0.1 }, 'pass');
+		const limited = await watched('Alerts: over the limit', { catchUpLimit: 5 }, 'pass');
+		const failing = await watched('Alerts: failing', {}, 'fail');
+		try {
+			await alertScenarios(healthy, stalled, limited, failing);
+		} finally {
+			for (const { id } of [healthy, stalled, limited, failing]) await stack.n8n.api.deactivate(id);
+		}
+	}, 5 * 60_000);
+
+	async function alertScenarios(...[healthy, stalled, limited, failing]: Array<{ id: string; hook: string }>): Promise<void> {
+		await mine();
+
+		// Stalled (chainhook#720): the service stops evaluating the hook while the chain moves on.
+		stack.emu.stallHook(stalled.hook);
+		// A pause of the other: blocks mined while it is disabled are never evaluated for it, more than its limit of 5.
+		await fetch(`${stack.emu.url}/me/${limited.hook}/enabled`, { method: 'PATCH', headers: { 'x-api-key': API_KEY, 'content-type': 'application/json' }, body: JSON.stringify({ enabled: false }) });
+		for (let i = 0; i < 12; i++) await mine();
+		const disabledUntil = Date.now() + 20_000;
+		while (!hookOf('Alerts: over the limit').status.enabled && Date.now() < disabledUntil) await sleep(200);
+		expect(hookOf('Alerts: over the limit').status.enabled).toBe(true);
+		// The chain moves on: a block every half second for 6 check intervals.
+		for (const until = Date.now() + 6 * CHECK_MS; Date.now() < until; await sleep(450)) await mine();
+		await sleep(2 * CHECK_MS);
+
+		const stalledAlerts = await alertsFor(stalled.id, `The service has not evaluated a block for hook ${stalled.hook}`);
+		const overLimit = await alertsFor(limited.id, 'more than the Catch-Up Limit');
+		const failingAlerts = await alertsFor(failing.id, `times in a row: the workflow fails on it`);
+		const said = { stalled: stalledAlerts.length, overLimit: overLimit.length, failing: failingAlerts.length };
+		if (JSON.stringify(said) !== JSON.stringify({ stalled: 1, overLimit: 1, failing: 1 })) {
+			console.log(`alerts: ${JSON.stringify(await alerts(), null, 1)}\ntrigger log:\n${stack.n8n.logs().split('\n').filter((line) => line.includes('Stacks Hooks Trigger')).join('\n')}`);
+		}
+		expect(said).toEqual({ stalled: 1, overLimit: 1, failing: 1 });
+		expect(overLimit[0]).toMatch(/Backfill heights \d+-\d+ with the Stacks Hooks node/);
+		expect(failingAlerts[0]).toContain(`of hook ${failing.hook}`);
+		expect(failingAlerts[0]).toMatch(/the delivery of block \d+ \(0x[0-9a-f]+, apply\)/);
+		// The healthy one: no alert at all.
+		expect((await alerts()).filter((alert) => alert.includes(`"id":"${healthy.id}"`))).toEqual([]);
+
+		// The stall ends: said in n8n's log, and no second alert.
+		stack.emu.stallHook(stalled.hook, false);
+		// Over once gone for GONE_CHECKS checks in a row.
+		for (const until = Date.now() + (GONE_CHECKS + 2) * CHECK_MS; Date.now() < until; await sleep(450)) await mine();
+		expect(stack.n8n.logs()).toMatch(/Stacks Hooks Trigger "Stacks Hooks Trigger" of workflow "Alerts: stalled" \(\w+\): resolved after/);
+		expect(await alertsFor(stalled.id, 'has not evaluated a block')).toHaveLength(1);
+		expect(await alertsFor(failing.id, 'the workflow fails on it')).toHaveLength(1);
 	}
 });
