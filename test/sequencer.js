@@ -26,13 +26,13 @@ class EndToEndLast extends Sequencer {
 		// Two workers share the real-n8n suites (jest.config.js): the longest first, so that the two lanes
 		// end together; the compatibility smoke test last, as it needs the other n8n versions' hosts,
 		// installed after the default one.
-		const ORDER = ['lifecycle.random', 'record.queue', 'queue', 'record', 'examples', 'trigger', 'deliveries', 'harness', 'install', 'compat'];
+		const ORDER = ['lifecycle.random', 'record.queue', 'gaps.queue', 'queue', 'record', 'gaps', 'examples', 'trigger', 'deliveries', 'harness', 'install', 'compat'];
 		const endToEnd = sorted.filter(isEndToEnd).sort(byRank(ORDER, '.e2e.test.ts', ORDER.indexOf('trigger')));
 		process.env.STACKS_HOOKS_E2E_SUITES = endToEnd.map((test) => test.path).join('\n');
 		// The fast suites that take longest first (on a fresh clone jest has no timings yet and goes by
 		// file size), so that they are done before the first real-n8n suite can start, rather than share
 		// the machine with it.
-		const SLOW_FIRST = ['deliveries.property', 'lifecycle.property', 'stacksHooksTrigger', 'transport', 'hookHealth', 'oldestN8n', 'eventItems.property', 'itemIds.property', 'verify'];
+		const SLOW_FIRST = ['deliveries.property', 'lifecycle.property', 'stacksHooksTrigger', 'transport', 'hookHealth', 'oldestN8n', 'eventItems.property', 'itemIds.property', 'gapPlan.property', 'verify'];
 		const fast = sorted.filter((test) => !isEndToEnd(test)).sort(byRank(SLOW_FIRST, '.test.ts', SLOW_FIRST.length));
 		return [...fast, ...endToEnd];
 	}

@@ -36,9 +36,9 @@ const injectReorg: Handler = async (context, { body }) => {
 };
 
 const deliveryFaults: Handler = (context, { body }) => {
-	const { loseAnswers, dropDeliveries, hookUuid } = parseDeliveryFaults(body);
+	const { loseAnswers, dropDeliveries, appliesOnly, hookUuid } = parseDeliveryFaults(body);
 	context.loseNextAnswers(loseAnswers ?? 0, { hookUuid });
-	context.dropNextDeliveries(dropDeliveries ?? 0, { hookUuid });
+	context.dropNextDeliveries(dropDeliveries ?? 0, { hookUuid, appliesOnly });
 	return NO_CONTENT;
 };
 

@@ -15,7 +15,7 @@ import { errorBody, HttpError, jsonBody, readBody, route, send, type Reply } fro
 import { Faults, RateLimiter, type Fault, type RateDecision } from './limits';
 import { interrupt, isDelivering, recordDeliveryOutcome, recordEvaluation, recordOccurrence, Store, type Account } from './store';
 import { HookStreams, type Meta } from './stream';
-import type { ConfigPatch, DeliveryReport, Direction, EmulatorOptions, FaultOptions, HookRecord, RateLimit, RecordedRequest } from './types';
+import type { ConfigPatch, DeliveryPayload, DeliveryReport, Direction, EmulatorOptions, FaultOptions, HookRecord, RateLimit, RecordedRequest } from './types';
 import type { DefinitionRules } from './validation';
 
 const API_BODY_LIMIT = 1024 * 1024;
@@ -30,11 +30,15 @@ type Config = Required<Omit<ConfigPatch, 'retryAfterSeconds' | 'rateLimit'>> & {
 interface DeliveryFault {
 	count: number;
 	hookUuid?: string;
+	/** Only deliveries that roll nothing back (a reorganisation's rollback cannot be replayed: evaluate sends what is on the chain). */
+	appliesOnly?: boolean;
 }
 
-/** Uses up one armed fault that applies to `hook`; whether there was one. */
-function takeFault(faults: DeliveryFault[], hook: HookRecord): boolean {
-	const fault = faults.find((candidate) => candidate.hookUuid === undefined || candidate.hookUuid === hook.uuid);
+/** Uses up one armed fault that applies to `hook` and `payload`; whether there was one. */
+function takeFault(faults: DeliveryFault[], hook: HookRecord, payload?: DeliveryPayload): boolean {
+	const fault = faults.find(
+		(candidate) => (candidate.hookUuid === undefined || candidate.hookUuid === hook.uuid) && !(candidate.appliesOnly && (payload?.event.rollback.length ?? 0) > 0),
+	);
 	if (!fault) return false;
 	if (--fault.count <= 0) faults.splice(faults.indexOf(fault), 1);
 	return true;
@@ -84,7 +88,7 @@ export class Emulator {
 	private readonly streams: HookStreams = new HookStreams({
 		post: (hook, payload) => this.client.post(hook.definition.action.url, payload, deliveryHeaders(this.accountOf(hook).secret, this.config.secretHeader), this.config.deliveryTimeoutMs),
 		takeLostAnswer: (hook) => takeFault(this.lostAnswers, hook),
-		takeSilentDrop: (hook) => takeFault(this.silentDrops, hook),
+		takeSilentDrop: (hook, payload) => takeFault(this.silentDrops, hook, payload),
 		recordAttempt: (hook, delivered) => recordDeliveryOutcome(hook, delivered, this.config.interruptAfterFailures),
 		report: (report) => this.deliveries.push(report),
 		settings: () => ({ retryDelaysMs: this.config.retryDelaysMs }),
@@ -190,8 +194,8 @@ export class Emulator {
 	 * (`occurrence_count`, `last_occurrence_*`) but nothing is POSTed, retried or reported as failed, and
 	 * the hook streams on.
 	 */
-	dropNextDeliveries(count: number, opts: { hookUuid?: string } = {}): void {
-		if (count > 0) this.silentDrops.push({ count, hookUuid: opts.hookUuid });
+	dropNextDeliveries(count: number, opts: { hookUuid?: string; appliesOnly?: boolean } = {}): void {
+		if (count > 0) this.silentDrops.push({ count, hookUuid: opts.hookUuid, appliesOnly: opts.appliesOnly });
 	}
 
 	/** The account's consumer secret (first account when apiKey is omitted); null when deleted; throws on an unknown key. */

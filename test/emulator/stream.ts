@@ -24,7 +24,7 @@ export interface StreamPorts {
 	/** Whether the answer to this attempt is to be treated as lost (a fault armed for the hook). */
 	takeLostAnswer(hook: HookRecord): boolean;
 	/** Whether this delivery is to be dropped without a word (a fault armed for the hook): counted, never POSTed. */
-	takeSilentDrop(hook: HookRecord): boolean;
+	takeSilentDrop(hook: HookRecord, payload: DeliveryPayload): boolean;
 	/** Records one attempt's outcome (counts failures in a row, may interrupt the hook). */
 	recordAttempt(hook: HookRecord, delivered: boolean): void;
 	report(report: DeliveryReport): void;
@@ -71,7 +71,7 @@ export class HookStreams {
 	/** `epoch` undefined: an evaluation, sent whatever the hook's state. */
 	private async send(hook: HookRecord, payload: DeliveryPayload, meta: Meta, epoch: number | undefined): Promise<DeliveryReport> {
 		const delays = this.ports.settings().retryDelaysMs;
-		if (this.ports.takeSilentDrop(hook)) {
+		if (this.ports.takeSilentDrop(hook, payload)) {
 			// The service's silent failure (hirosystems/chainhook#739): matched and counted, never sent, no error, no retry.
 			const silent: DeliveryReport = { hookUuid: hook.uuid, url: hook.definition.action.url, status: null, error: 'Dropped silently (injected)', payload, at: Date.now(), ...meta, attempt: 1, dropped: true, silent: true };
 			this.ports.report(silent);

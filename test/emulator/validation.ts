@@ -171,6 +171,7 @@ const DeliveryFaultsSchema = strict(
 	Type.Object({
 		loseAnswers: Type.Optional(Type.Integer({ minimum: 0 })),
 		dropDeliveries: Type.Optional(Type.Integer({ minimum: 0 })),
+		appliesOnly: Type.Optional(Type.Boolean()),
 		hookUuid: Type.Optional(Type.String()),
 	}),
 );

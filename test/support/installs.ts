@@ -31,7 +31,7 @@ export async function installForSuites(suites: string[], log: (what: string, msg
 	if (suites.length === 0) return failures;
 	const selected = selectedN8n();
 	const debian: DebianPackage[] = [
-		...(suites.some((suite) => /queue|record/.test(suite)) ? SERVER_PACKAGES : []),
+		...(suites.some((suite) => /queue|record|gaps/.test(suite)) ? SERVER_PACKAGES : []),
 		...(suites.some((suite) => /examples/.test(suite)) ? [CHROMIUM_PACKAGE] : []),
 	];
 	const others = suites.some((suite) => /compat\.e2e/.test(suite)) ? N8N_VERSIONS.filter((entry) => entry.version !== selected) : [];

@@ -23,6 +23,8 @@ import { localReceived, type Received } from './received';
 
 /** Heights replayed in one check; more wait for the next, which comes soon. */
 export const REPLAY_PER_CHECK = 100;
+/** Heights this near the highest evaluated one are not replayed yet (see closeGaps). */
+export const SETTLED_DEPTH = 6;
 /** The default Catch-Up Limit: the most heights the trigger replays for one gap by itself. */
 export const DEFAULT_CATCH_UP_LIMIT = 2_000;
 
@@ -44,7 +46,7 @@ export interface GapCheck {
 export interface GapOutcome {
 	found: Finding[];
 	replayed: number;
-	/** Heights still to replay (at the next check). */
+	/** Heights ready to replay and not replayed yet (the next check comes soon); those near the tip wait apart. */
 	left: number;
 	/** Heights of a gap over the Catch-Up Limit that the trigger does not replay. */
 	overLimit?: Range;
@@ -119,7 +121,8 @@ async function exchange(ctx: ITriggerFunctions, connection: Connection, kept: Ma
 const numberOr = (value: unknown, fallback: number | null): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : fallback);
 
 function describe(finding: Finding): string | undefined {
-	if (finding.kind === 'dry') return undefined;
+	// Said by the alerts (hook/alerts.ts).
+	if (finding.kind === 'dry' || finding.kind === 'undone') return undefined;
 	const [from, to] = finding.range;
 	if (finding.kind === 'stopped') return `the hook had stopped delivering; replaying heights ${from}-${to}, what it may have missed meanwhile`;
 	if (finding.kind === 'missing') return `the service matched ${finding.matched} block(s) that n8n took only ${finding.arrived} of; replaying heights ${from}-${to}`;
@@ -152,9 +155,14 @@ export async function closeGaps(ctx: ITriggerFunctions, connection: Connection, 
 		if (said) logHealed(ctx, said);
 	}
 	const { kept: pending, over } = withinLimit(state.pending, check.catchUpLimit);
-	const { now, left } = takeHeights(pending, check.hold ? 0 : REPLAY_PER_CHECK);
+	// Not too near the tip: a reorganisation there could undo a replayed block after the service had read it and before
+	// it queued its delivery, so the delivery would come after the rollback. Those heights wait for the chain to move on.
+	const settled = (state.previous?.height ?? Number.NEGATIVE_INFINITY) - SETTLED_DEPTH;
+	const ready = pending.filter(([from]) => from <= settled).map(([from, to]): Range => [from, Math.min(to, settled)]);
+	const waiting = pending.filter(([, to]) => to > settled).map(([from, to]): Range => [Math.max(from, settled + 1), to]);
+	const { now, left } = takeHeights(ready, check.hold ? 0 : REPLAY_PER_CHECK);
 	const replays: Replay[] = now.map(([from, to]) => ({ from, to, at: Date.now(), evaluated: 0 }));
-	state.pending = left;
+	state.pending = [...left, ...waiting].reduce<Range[]>((ranges, range) => addRange(ranges, range), []);
 	state.replays = [...state.replays, ...replays];
 	kept.state = state;
 	// Kept, and the replays listed, before replaying: a delivery they bring is then known for one (received.ts), and a
@@ -184,7 +192,8 @@ export async function closeGaps(ctx: ITriggerFunctions, connection: Connection, 
 	return {
 		found,
 		replayed,
-		left: rangeSize(state.pending),
+		// What could be replayed now and was not (the per-check bound, an error): the next check comes soon for it.
+		left: Math.max(0, rangeSize(state.pending) - rangeSize(waiting)),
 		...(over && { overLimit: over }),
 		...(blind && { blind }),
 		...(replayError && { replayError }),

@@ -85,6 +85,8 @@ export interface GapState {
 export interface TakenDelivery {
 	/** Blocks applied: [height, hash]. */
 	a: Array<[number, string]>;
+	/** Blocks rolled back: [height, hash]. */
+	b?: Array<[number, string]>;
 	/** Replays (their `at`) that this delivery came under. */
 	p?: number[];
 }
@@ -109,7 +111,13 @@ export type Finding =
 	/** A window with matches in which, or in the one after, the service evaluated blocks again (a reorganisation, a Backfill by hand): its count cannot be trusted, so it is replayed. */
 	| { kind: 'reevaluated'; range: Range; matched: number }
 	/** DRY_WINDOWS windows in a row matched blocks and nothing arrived, replays included: the hook evaluates but does not deliver. */
-	| { kind: 'dry'; windows: number; matched: number };
+	| { kind: 'dry'; windows: number; matched: number }
+	/**
+	 * Blocks n8n took that a replay of their height no longer brings, and whose rollback n8n never took: undone by a
+	 * reorganisation while the service was not delivering (it drops what it had queued, the rollback included), and a
+	 * rollback is not something the service replays. [height, hash prefix] each.
+	 */
+	| { kind: 'undone'; blocks: Array<[number, string]> };
 
 export interface Plan {
 	state: GapState;
@@ -187,6 +195,24 @@ export function replayMatches(taken: TakenDelivery[], replays: Replay[]): number
 	return total;
 }
 
+/** Blocks taken (not by a replay) at the replays' heights that the replays did not bring again and that no delivery rolled back. */
+function undoneBlocks(taken: TakenDelivery[], replays: Replay[]): Array<[number, string]> {
+	if (replays.length === 0) return [];
+	const rolledBack = new Set(taken.flatMap((delivery) => (delivery.b ?? []).map(([height, hash]) => `${height}:${hash}`)));
+	const undone = new Map<string, [number, string]>();
+	for (const replay of replays) {
+		const brought = new Set(taken.filter((delivery) => delivery.p?.includes(replay.at)).flatMap((delivery) => delivery.a.map(([height, hash]) => `${height}:${hash}`)));
+		for (const delivery of taken) {
+			if (isReplayed(delivery)) continue;
+			for (const [height, hash] of delivery.a) {
+				const key = `${height}:${hash}`;
+				if (height >= replay.from && height <= replay.to && !brought.has(key) && !rolledBack.has(key)) undone.set(key, [height, hash]);
+			}
+		}
+	}
+	return [...undone.values()].sort((a, b) => a[0] - b[0]);
+}
+
 /** The replayed heights that brought nothing: unmatched, or dropped again. */
 function unanswered(taken: TakenDelivery[], replays: Replay[]): Range[] {
 	let ranges: Range[] = [];
@@ -215,7 +241,7 @@ function firstCheckStart(seen: Observation): number | undefined {
 export function planCheck(before: GapState, seen: Observation): Plan {
 	const state: GapState = { ...before, replays: [...before.replays], pending: [...before.pending] };
 	const found: Finding[] = [];
-	const add = (finding: Exclude<Finding, { kind: 'dry' }>) => {
+	const add = (finding: Exclude<Finding, { kind: 'dry' | 'undone' }>) => {
 		const range: Range = [Math.max(finding.range[0], state.first ?? 0), finding.range[1]];
 		if (range[1] < range[0]) return;
 		found.push({ ...finding, range });
@@ -295,6 +321,12 @@ export function planCheck(before: GapState, seen: Observation): Plan {
 		const matched = window.matched - replayed;
 		const arrived = takenIn(taken, window);
 		const range: Range = [atLeastZero(window.after + 1 - REORG_MARGIN), window.to];
+		if (arrived >= matched) {
+			// Every replay of the window answered in full: a block n8n had taken at a replayed height and that the replay no
+			// longer brings was undone, and if its rollback never came, no replay will bring it.
+			const undone = undoneBlocks(taken, window.replays);
+			if (undone.length > 0) found.push({ kind: 'undone', blocks: undone });
+		}
 		if (arrived < matched) {
 			add({ kind: 'missing', range, matched, arrived });
 			// A replayed delivery can be dropped too: the replayed heights that brought nothing are replayed again.

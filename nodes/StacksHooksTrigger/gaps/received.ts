@@ -35,6 +35,8 @@ export interface Taken {
 	k: string;
 	/** The blocks it applied: [height, first 16 hex digits of the hash]. */
 	a: Array<[number, string]>;
+	/** The blocks it rolled back, likewise. */
+	b?: Array<[number, string]>;
 	/** The check's replays (plan.ts: their `at`) of its block's height listed when it came: what came while the check replayed that height. */
 	p?: number[];
 }
@@ -106,7 +108,8 @@ export function noteDelivery(ctx: IWebhookFunctions, delivery: Delivery): void {
 	const listed = [...(marks.replays ?? []), ...(marks.window?.replays ?? [])];
 	const replays = single === undefined ? [] : listed.filter((replay) => replay.from <= single && single <= replay.to).map((replay) => replay.at);
 	const known = seen.taken.get(key);
-	const taken: Taken = known ?? { k: key, a: applied };
+	const undone = delivery.event.rollback.map((block): [number, string] => [block.block_identifier.index, short(block.block_identifier.hash)]);
+	const taken: Taken = known ?? { k: key, a: applied, ...(undone.length > 0 && { b: undone }) };
 	if (replays.length > 0) taken.p = [...new Set([...(taken.p ?? []), ...replays])];
 	// Most recent last, so that the oldest are the first to go.
 	seen.taken.delete(key);

@@ -14,7 +14,9 @@
  * - **gap over the limit**: heights that may be missing and that the trigger does not replay;
  * - **replay failing**: the replay of missed heights failed at REPLAY_ERROR_CHECKS checks in a row;
  * - **delivery failing**: the service sent the same delivery FAILING_TIMES times in a row (the workflow
- *   fails on it: with Respond When the Workflow Finishes a failed run is answered 500 and sent again).
+ *   fails on it: with Respond When the Workflow Finishes a failed run is answered 500 and sent again);
+ * - **rollback lost**: blocks the workflow took were undone while the service was not delivering, and
+ *   their rollback, which the service dropped with the rest of its queue, is not something it replays.
  */
 import type { ITriggerFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
@@ -29,10 +31,10 @@ export const FAILING_TIMES = 3;
 /** Checks in a row an incident must be gone for to be over: a delivery that keeps failing is not repeating in the instant its next one comes. */
 export const GONE_CHECKS = 3;
 
-export type IncidentKind = 'notEvaluating' | 'interruptedAgain' | 'notDelivering' | 'gapOverLimit' | 'replayFailing' | 'deliveryFailing';
+export type IncidentKind = 'notEvaluating' | 'interruptedAgain' | 'notDelivering' | 'gapOverLimit' | 'replayFailing' | 'deliveryFailing' | 'rollbackLost';
 
-/** Said once when it happens; nothing to resolve afterwards (the user backfills). */
-const ONCE: IncidentKind[] = ['gapOverLimit'];
+/** Said once when it happens; nothing to resolve afterwards (the user acts). */
+const ONCE: IncidentKind[] = ['gapOverLimit', 'rollbackLost'];
 
 export interface Incident {
 	/** When it began (ms since the epoch). */
@@ -110,6 +112,14 @@ export function assess(before: AlertState, facts: CheckFacts): { state: AlertSta
 		now.replayFailing = {
 			what: `The replay of blocks that may not have reached the workflow (${hook}) failed at ${replayErrors} health checks in a row: ${facts.gaps?.replayError ?? before.incidents.replayFailing?.what ?? ''}`,
 			todo: `The trigger tries again at every health check (${facts.gaps?.left ?? 0} height(s) left). Check the credential's API key and the service's status (Service > Get API Status).`,
+		};
+	}
+	const undone = facts.gaps?.found.find((finding) => finding.kind === 'undone');
+	if (undone?.kind === 'undone') {
+		const blocks = undone.blocks.map(([height, hash]) => `0x${hash}… at height ${height}`).join(', ');
+		now.rollbackLost = {
+			what: `Blocks the workflow took were undone by a chain reorganisation while ${hook} was not delivering, and their rollback never reached it: ${blocks}. The service does not send a rollback again.`,
+			todo: "Undo what the workflow did for those blocks: their items' ids (blockId, transactionId, eventId) begin with the block hash shown (e.g. with the PostgreSQL ledger: DELETE FROM stacks_events WHERE block_hash LIKE '0x<hash>%').",
 		};
 	}
 	const repeating = facts.gaps?.received?.repeating;

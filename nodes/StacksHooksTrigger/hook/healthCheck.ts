@@ -16,7 +16,7 @@
 import type { ITriggerFunctions, ITriggerResponse } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { getHook } from '../../shared/api/hookEndpoints';
+import { getHook, listHooks } from '../../shared/api/hookEndpoints';
 import type { Hook } from '../../shared/schemas';
 import { backgroundConnection, type Connection } from '../../shared/transport/connection';
 import { asNodeError, isNotFound } from '../../shared/transport/errors';
@@ -30,6 +30,7 @@ import {
 	registerEnabled,
 	remember,
 	stored,
+	type StoredHook,
 	whyNotDelivering,
 } from './lifecycle';
 import { ifFree } from './turns';
@@ -122,9 +123,9 @@ export async function checkHookAndGaps(
 }
 
 async function checkNow(ctx: ITriggerFunctions, params: HookParameters): Promise<Checked> {
-	const known = stored(ctx);
-	if (!known) return { outcome: 'nothing-to-check' };
 	const connection = await backgroundConnection(ctx);
+	const known = stored(ctx) ?? (await foundByUrl(ctx, connection));
+	if (!known) return { outcome: 'nothing-to-check' };
 	let hook: Hook | undefined;
 	try {
 		hook = await getHook(ctx, known.hookId, { connection });
@@ -173,6 +174,26 @@ function reportGaps(ctx: ITriggerFunctions, gaps: GapOutcome | undefined, state:
 	}
 }
 
+/** The production webhook URL's path: n8n's `<base>/webhook/<webhookId>/<path>` for this node. */
+const productionPath = (ctx: ITriggerFunctions) => `/webhook/${ctx.getNode().webhookId ?? ''}/webhook`;
+
+/**
+ * The hook when the static data does not name it: n8n was killed after registering it and before saving the
+ * static data, and n8n 2.x does not run the activation again for a workflow it had published. The hooks of the
+ * account posting to this node's production URL (its webhookId is in the path) are the node's own; the first
+ * is taken as kept (the check then enables it, or registers it again), the others are left to keepOneOf.
+ */
+async function foundByUrl(ctx: ITriggerFunctions, connection: Connection): Promise<StoredHook | undefined> {
+	if (!ctx.getNode().webhookId) return undefined;
+	const path = productionPath(ctx);
+	const hook = (await listHooks(ctx, { connection })).find((candidate) => candidate.definition.action.url?.endsWith(path));
+	if (!hook?.definition.action.url) return undefined;
+	const found = { hookId: hook.uuid, webhookUrl: hook.definition.action.url };
+	remember(ctx, found);
+	logHealed(ctx, `no hook was kept for this workflow (n8n stopped while activating it); took over hook ${hook.uuid}, which posts to its URL`);
+	return found;
+}
+
 function spread(ms: number): number {
 	return Math.round(ms * (0.9 + Math.random() * 0.2));
 }
@@ -218,7 +239,8 @@ export function startHealthChecks(ctx: ITriggerFunctions): ITriggerResponse {
 	};
 
 	const atStartup = ['init', 'leadershipChange'].includes(ctx.getActivationMode());
-	const startupDelay = STARTUP_DELAY_MS.min + Math.random() * (STARTUP_DELAY_MS.max - STARTUP_DELAY_MS.min);
+	// Spread over half a minute, so that many workflows do not call at once; at once when no hook is kept (see foundByUrl).
+	const startupDelay = stored(ctx) ? STARTUP_DELAY_MS.min + Math.random() * (STARTUP_DELAY_MS.max - STARTUP_DELAY_MS.min) : BUSY_RETRY_MS;
 	void (async () => {
 		await pause(Math.min(atStartup ? startupDelay : Infinity, spread(intervalMs)));
 		while (!state.closed) {

@@ -21,13 +21,14 @@ import { EXAMPLE_SENDER, loadExample, TRIGGER_TYPE } from '../../support/example
 import type { WorkflowJson } from '../../support/n8n/api';
 import { type Postgres, startPostgres } from '../../support/n8n/servers';
 import { startStack, type Stack } from '../../support/n8n/stack';
-import { CHECK_MINUTES, CHECK_MS, describeGapResult, GAPS_EMULATOR, gapSeeds, runGapSequence } from '../../support/gaps';
+import { CHECK_MINUTES, CHECK_MS, describeGapResult, GAPS_EMULATOR, gapSeeds, runGapSequence, undoneInLog } from '../../support/gaps';
 import { expectLedgerEqualsChain, LEDGER_DATABASE, type RecordSetup, setUpRecipes } from '../../support/record';
 
 const API_KEY = 'gaps-test-key';
 const SECRET = 'e2e-gaps-consumer-secret-0123456789abcdef';
 
 let stack: Stack;
+const triggerLines = () => stack.n8n.logs().split('\n').filter((line) => line.includes('Stacks Hooks Trigger')).join('\n');
 let postgres: Postgres;
 let setup: RecordSetup;
 
@@ -56,9 +57,13 @@ describe('the trigger closes its own gaps (regular mode)', () => {
 				faults: { down: () => stack.n8n.crash(), revive: () => stack.n8n.restart() },
 				// Two check intervals, and the replays and their executions.
 				limitMs: 2 * CHECK_MS + 20_000,
+				undoneReported: () => undoneInLog(stack.n8n.logs()),
 			});
 			console.log(describeGapResult('regular mode', result, seed));
-			expectLedgerEqualsChain({ script: result.script, rows: result.rows } as Parameters<typeof expectLedgerEqualsChain>[0]);
+			if (!Number.isFinite(result.settledAfterMs)) console.log(`the trigger said:\n${triggerLines()}`);
+			// Missing nothing; extra only the events of blocks the trigger reported undone without their rollback.
+			expectLedgerEqualsChain({ script: result.script, rows: result.rows.filter((row) => !result.undone.some((prefix) => row.blockHash.slice(2).startsWith(prefix)) || result.script.expectedRows.some((e) => e.eventId === row.eventId)) } as Parameters<typeof expectLedgerEqualsChain>[0]);
+			expect(Number.isFinite(result.settledAfterMs)).toBe(true);
 			expect(result.faults.silentDrops).toBeGreaterThan(0);
 			expect(result.faults.interruptions).toBe(1);
 		}, 15 * 60_000);

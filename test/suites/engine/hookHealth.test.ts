@@ -151,9 +151,22 @@ describe('the health check of an active workflow', () => {
 		expect(emu.hooks(API_KEY).find((record) => record.uuid === foreign.uuid)).toEqual(before);
 	});
 
-	it('has nothing to check before activation remembered a hook, and sends nothing', async () => {
+	it('has nothing to check when no hook is kept and none posts to its URL: one list, nothing changed', async () => {
 		expect(await (await checker({}))()).toBe('nothing-to-check');
-		expect(apiCalls()).toEqual([]);
+		expect(apiCalls()).toEqual(['GET /me/']);
+	});
+
+	it('takes over and enables the hook an activation registered but n8n was killed before keeping (the static data lost it)', async () => {
+		const { hook } = await activeHook();
+		await deleteByHand(hook.uuid);
+		const registered = await fetch(`${emu.url}/me/`, { method: 'POST', headers: { 'x-api-key': API_KEY, 'content-type': 'application/json' }, body: JSON.stringify(hook.definition) });
+		const { uuid } = (await registered.json()) as { uuid: string };
+		expect(hooksAtWebhook()[0].status).toMatchObject({ status: 'new', enabled: false });
+		const staticData: IDataObject = {};
+		expect(await (await checker(staticData))()).toBe('enabled');
+		expect(hooksAtWebhook()).toEqual([expect.objectContaining({ uuid, status: expect.objectContaining({ enabled: true, status: 'streaming' }) })]);
+		expect((staticData.production as IDataObject).hookId).toBe(uuid);
+		expect(infos[0]).toContain(`no hook was kept for this workflow (n8n stopped while activating it); took over hook ${uuid}`);
 	});
 
 	it('raises what the service answered when it cannot be asked', async () => {

@@ -104,7 +104,7 @@ export function runTriggerHook(method: 'checkExists' | 'create' | 'delete', stat
 
 /** The trigger's trigger(): its health checks, or (mode 'manual') a test run's output. */
 export function startTriggerOf(staticData: IDataObject, opts: TriggerHookOptions & { activation?: 'activate' | 'init' | 'manual' } = {}) {
-	return startTrigger({ ...triggerOf(staticData, opts), activation: opts.activation });
+	return startTrigger({ ...triggerOf(staticData, opts), activation: opts.activation, webhookUrl: opts.webhookUrl ?? (opts.mode === 'manual' ? undefined : WEBHOOK) });
 }
 
 /** What n8n does on activation and at start-up: create only when checkExists said no. */

@@ -246,17 +246,19 @@ export interface RunHookMethodOptions extends NodeOptions {
 	workflowId?: string;
 }
 
+/** The node's webhookId and the instance's webhook base URL that make n8n-core compute `webhookUrl` for the node. */
+function atWebhookUrl(opts: NodeOptions & { webhookUrl?: string }, isTest: boolean): Pick<WorkflowOptions, 'node' | 'additionalData'> {
+	if (opts.webhookUrl === undefined) return {};
+	const path = NodeHelpers.getVersionedNodeType(opts.nodeType).description.webhooks?.find((webhook) => webhook.name === 'default')?.path;
+	const parts = new RegExp(`^(.+)/([^/]+)/${String(path)}$`).exec(opts.webhookUrl);
+	if (!parts) throw new UnexpectedError(`${opts.webhookUrl} is not <base>/<webhookId>/${String(path)}`);
+	return { node: { webhookId: parts[2] }, additionalData: { [isTest ? 'webhookTestBaseUrl' : 'webhookBaseUrl']: parts[1] } };
+}
+
 export async function runHookMethod(opts: RunHookMethodOptions): Promise<boolean | undefined> {
 	const mode = opts.mode ?? 'trigger';
 	const isTest = mode === 'manual';
-	const wf: WorkflowOptions = { workflowId: opts.workflowId, workflowName: opts.workflowName, staticData: opts.staticData, active: !isTest };
-	if (opts.webhookUrl !== undefined) {
-		const path = NodeHelpers.getVersionedNodeType(opts.nodeType).description.webhooks?.find((webhook) => webhook.name === 'default')?.path;
-		const parts = new RegExp(`^(.+)/([^/]+)/${String(path)}$`).exec(opts.webhookUrl);
-		if (!parts) throw new UnexpectedError(`${opts.webhookUrl} is not <base>/<webhookId>/${String(path)}`);
-		wf.node = { webhookId: parts[2] };
-		wf.additionalData = { [isTest ? 'webhookTestBaseUrl' : 'webhookBaseUrl']: parts[1] };
-	}
+	const wf: WorkflowOptions = { workflowId: opts.workflowId, workflowName: opts.workflowName, staticData: opts.staticData, active: !isTest, ...atWebhookUrl(opts, isTest) };
 	const setup = setUp(opts, wf);
 	const context = new HookContext(setup.workflow, setup.node, setup.additionalData, mode, isTest ? 'manual' : 'activate', webhookData(setup, isTest));
 	const method = setup.type.webhookMethods?.default?.[opts.method];
@@ -383,16 +385,29 @@ export interface StartTriggerOptions extends NodeOptions {
 	webhookUrl?: string;
 	workflowId?: string;
 	workflowName?: string;
+	/** Where the trigger's saveFailedExecution calls (its alerts) are kept. */
+	failedExecutions?: Error[];
 }
 
 /** node.trigger() as n8n runs it for an active workflow: the response (closeFunction, ...) and its context. */
 export async function startTrigger(opts: StartTriggerOptions): Promise<{ response: ITriggerResponse; context: TriggerContext }> {
 	const mode = opts.mode ?? 'trigger';
-	const setup = setUp(opts, { workflowId: opts.workflowId, workflowName: opts.workflowName, staticData: opts.staticData, active: mode !== 'manual' });
+	const setup = setUp(opts, { workflowId: opts.workflowId, workflowName: opts.workflowName, staticData: opts.staticData, active: mode !== 'manual', ...atWebhookUrl(opts, mode === 'manual') });
 	const fail = (what: string) => () => {
 		throw new UnexpectedError(`${what} was called outside a test run`);
 	};
-	const context = new TriggerContext(setup.workflow, setup.node, setup.additionalData, mode, opts.activation ?? (mode === 'manual' ? 'manual' : 'activate'), fail('emit'), fail('emitError'));
+	// A failed execution the trigger records (its alerts, n8n 2.x): kept for the test to read.
+	const saveFailedExecution = (error: Error) => void (opts.failedExecutions ?? []).push(error);
+	const context = new TriggerContext(
+		setup.workflow,
+		setup.node,
+		setup.additionalData,
+		mode,
+		opts.activation ?? (mode === 'manual' ? 'manual' : 'activate'),
+		fail('emit'),
+		fail('emitError'),
+		saveFailedExecution,
+	);
 	if (setup.type.trigger === undefined) throw new UnexpectedError(`Node type "${setup.node.type}" has no trigger()`);
 	const response = (await setup.type.trigger.call(context)) ?? {};
 	return { response, context };

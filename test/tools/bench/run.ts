@@ -16,9 +16,11 @@
  *      deliveries answered and executions completed per second, p99, CPU per role  (queue.ts)
  *   7. one hook's stream answered when the workflow finishes, against Immediately and the in-order
  *      floor, and the ledger recipe's events per second into PostgreSQL          (record.ts)
+ *   8. the health check's and the catch-up's requests: an idle hook, a steady stream, a pause of 100
+ *      blocks, against one GET a check and the free tier's rate limit          (catchup.ts)
  *
  * Environment: BENCH_ROUNDS (rounds of part 1, default 3); BENCH_PARTS=2,3 (only those parts, for a
- * quick look; the default runs all seven). Interrupted, support's process handling kills every
+ * quick look; the default runs all eight). Interrupted, support's process handling kills every
  * process this run started and removes its folders.
  */
 import * as fs from 'fs';
@@ -28,6 +30,7 @@ import * as path from 'path';
 import { selectedN8n } from '../../support/n8n/hosts/versions';
 import { run, runError } from '../../support/n8n/process';
 import { REPO_DIR } from '../../support/paths';
+import { catchupRows } from './catchup';
 import { loadingRows } from './loading';
 import { deliveryRows } from './n8n-delivery';
 import { queueRows } from './queue';
@@ -101,7 +104,7 @@ function markdown(rows: Row[], head: string[], footer: string[]): string {
 
 async function main(): Promise<number> {
 	const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
-	const only = (process.env.BENCH_PARTS ?? '1,2,3,4,5,6,7').split(',').map((p) => p.trim());
+	const only = (process.env.BENCH_PARTS ?? '1,2,3,4,5,6,7,8').split(',').map((p) => p.trim());
 	const rows: Row[] = [];
 	const errors: string[] = [];
 	const parts: Array<[string, () => Promise<Row[]>]> = [
@@ -115,6 +118,7 @@ async function main(): Promise<number> {
 		['1 deliveries in n8n', () => deliveryRows(rounds, log)],
 		['6 queue mode', () => queueRows(log)],
 		['7 one hook in order, and the ledger', () => recordRows(rounds, log)],
+		['8 health check and catch-up', () => catchupRows(log)],
 	];
 	for (const [name, measure] of parts.filter(([name]) => only.includes(name.split(' ')[0]))) {
 		log(`${name}…`);
@@ -134,7 +138,7 @@ async function main(): Promise<number> {
 		`Node ${process.version} (bench, in-process parts); n8n ${selectedN8n()} (test/support/n8n/hosts); part 6 with Debian's Redis and PostgreSQL`,
 		`Date: ${new Date().toISOString()}`,
 	];
-	const skipped = ['1', '2', '3', '4', '5', '6', '7'].filter((p) => !only.includes(p));
+	const skipped = ['1', '2', '3', '4', '5', '6', '7', '8'].filter((p) => !only.includes(p));
 	const footer = [
 		`Whole run: ${((Date.now() - started) / 1000).toFixed(0)} s.`,
 		...(skipped.length ? [`Parts skipped (BENCH_PARTS): ${skipped.join(', ')}.`] : []),
