@@ -13,7 +13,7 @@ import { setTimeout as sleep } from 'timers/promises';
 
 import { type DeliveryReport, type Emulator } from '../emulator';
 import { type ChainScript, chainScript, type LedgerRow } from './chainScript';
-import { LEDGER_DATABASE, ledgerRows, type RecordSetup } from './record';
+import { LEDGER_DATABASE, ledgerRows, type RecordSetup, ScriptStream } from './record';
 
 /** The service's side: a failing delivery is given up after about 4 s of retries, which interrupts the hook. */
 export const GAPS_EMULATOR = {
@@ -119,17 +119,16 @@ export async function runGapSequence(
 	let lastFault = 0;
 	let downSince: number | undefined;
 	let disabledSince: number | undefined;
-	const pending: Array<Promise<unknown>> = [];
-	const window: Array<Promise<unknown>> = [];
+	const stream = new ScriptStream(emu);
 	for (const [index, step] of script.steps.entries()) {
 		if (index === outageAt) {
-			await Promise.all(pending);
+			await stream.sent();
 			await opts.faults.down();
 			downSince = Date.now();
 		}
 		if (downSince !== undefined && index === outageAt + outageSteps) {
 			// Longer than the service's retries: the stream gives up and interrupts the hook.
-			await Promise.all(pending);
+			await stream.sent();
 			await until('the ledger hook interrupted by the service', () => hookNow()?.status.status === 'interrupted', 30_000);
 			faults.interruptions++;
 			await opts.faults.revive();
@@ -148,18 +147,11 @@ export async function runGapSequence(
 		}
 		// Applies (chainhook#739): a dropped reorganisation's rollback is beyond any replay (README, Nothing missed).
 		if (drops.has(index)) emu.dropNextDeliveries(1, { hookUuid: ledgerHook(), appliesOnly: true });
-		if (step.kind === 'loseAnswer') {
-			emu.loseNextAnswers(1);
-			continue;
-		}
-		const sent = step.kind === 'apply' ? emu.injectBlock(step.block) : emu.injectReorg(step.rollback, step.apply);
-		pending.push(sent);
-		window.push(sent);
-		if (window.length >= 6) await window.shift();
+		await stream.send(step);
 		// Blocks come at a pace a check interval sees several windows of.
-		await sleep(40);
+		if (step.kind !== 'loseAnswer') await sleep(40);
 	}
-	await Promise.all(pending);
+	await stream.sent();
 	const silent = emu.deliveries.slice(firstReport).filter((report) => report.silent);
 	faults.silentDrops = silent.length;
 	lastFault = Math.max(lastFault, ...silent.map((report) => report.at));

@@ -185,6 +185,37 @@ export async function backfill(setup: RecordSetup, from: number, to: number): Pr
 	return answer.json;
 }
 
+/**
+ * A script's steps sent into the emulator as the service would meet them: a lost answer armed, or the block or
+ * reorganisation injected, with at most `ahead` deliveries unsettled (the emulator's stream, not the test, keeps
+ * the order).
+ */
+export class ScriptStream {
+	private readonly pending: Array<Promise<unknown>> = [];
+	private readonly window: Array<Promise<unknown>> = [];
+
+	constructor(
+		private readonly emu: Emulator,
+		private readonly ahead = 6,
+	) {}
+
+	async send(step: ChainScript['steps'][number]): Promise<void> {
+		if (step.kind === 'loseAnswer') {
+			this.emu.loseNextAnswers(1);
+			return;
+		}
+		const sent = step.kind === 'apply' ? this.emu.injectBlock(step.block) : this.emu.injectReorg(step.rollback, step.apply);
+		this.pending.push(sent);
+		this.window.push(sent);
+		if (this.window.length >= this.ahead) await this.window.shift();
+	}
+
+	/** Resolves once every step sent so far is settled. */
+	async sent(): Promise<void> {
+		await Promise.all(this.pending);
+	}
+}
+
 export interface SequenceOptions {
 	seed: number;
 	/** Keeps this script's heights and hashes apart from the suite's other scripts. */
@@ -216,20 +247,12 @@ export async function runSequence(setup: RecordSetup, opts: SequenceOptions): Pr
 	const firstReport = emu.deliveries.length;
 
 	const crashAt = Math.floor(script.steps.length * (0.3 + (Math.abs(opts.seed) % 40) / 100));
-	const pending: Array<Promise<unknown>> = [];
-	const window: Array<Promise<unknown>> = [];
+	const stream = new ScriptStream(emu, opts.ahead);
 	for (const [index, step] of script.steps.entries()) {
 		if (index === crashAt) await opts.crash();
-		if (step.kind === 'loseAnswer') {
-			emu.loseNextAnswers(1);
-			continue;
-		}
-		const sent = step.kind === 'apply' ? emu.injectBlock(step.block) : emu.injectReorg(step.rollback, step.apply);
-		pending.push(sent);
-		window.push(sent);
-		if (window.length >= (opts.ahead ?? 6)) await window.shift();
+		await stream.send(step);
 	}
-	await Promise.all(pending);
+	await stream.sent();
 	await emu.settled();
 
 	// A backfill over a third of the range, all of it delivered already.
