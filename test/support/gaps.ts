@@ -13,7 +13,7 @@ import { setTimeout as sleep } from 'timers/promises';
 
 import { type DeliveryReport, type Emulator } from '../emulator';
 import { type ChainScript, chainScript, type LedgerRow } from './chainScript';
-import { LEDGER_DATABASE, ledgerRows, type RecordSetup, ScriptStream } from './record';
+import { heightsOfTag, LEDGER_DATABASE, ledgerRows, type RecordSetup, ScriptStream } from './record';
 
 /** The service's side: a failing delivery is given up after about 4 s of retries, which interrupts the hook. */
 export const GAPS_EMULATOR = {
@@ -156,12 +156,15 @@ export async function runGapSequence(
 	faults.silentDrops = silent.length;
 	lastFault = Math.max(lastFault, ...silent.map((report) => report.at));
 	// Not thrown on: the caller compares the ledger with the chain and says which rows differ.
-	const equal = await within(async () => settledLedger(await ledgerRows(postgres), script.expectedRows, opts.undoneReported()), Math.max(1000, opts.limitMs - (Date.now() - lastFault)));
+	const equal = await within(
+		async () => settledLedger(await ledgerRows(postgres, heightsOfTag(opts.tag)), script.expectedRows, opts.undoneReported()),
+		Math.max(1000, opts.limitMs - (Date.now() - lastFault)),
+	);
 	const settledAfterMs = equal ? Date.now() - lastFault : Number.POSITIVE_INFINITY;
 	const reports: DeliveryReport[] = emu.deliveries.slice(firstReport).filter((report) => report.hookUuid === ledgerHook());
 	return {
 		script,
-		rows: await ledgerRows(postgres),
+		rows: await ledgerRows(postgres, heightsOfTag(opts.tag)),
 		faults,
 		undone: opts.undoneReported(),
 		settledAfterMs,

@@ -96,8 +96,30 @@ function floorOf(state: GapState): number {
 	return known.length > 0 ? Math.min(...known) - REORG_MARGIN : -1;
 }
 
-/** Calls the trigger's webhook with the state to keep; what n8n took, or why it is not known. */
-async function exchange(ctx: ITriggerFunctions, connection: Connection, kept: MainMemory): Promise<{ received?: Received; blind?: string }> {
+/** Calls to the trigger's webhook in one check at the most, to hear from every process behind a load balancer. */
+const MAX_CALLS = 4;
+
+/**
+ * Calls the trigger's webhook with the state to keep; what n8n took, or why it is not known. With `gather`, calls
+ * again while each answer comes from a process not heard yet this time (queue mode: the webhook processes behind a
+ * load balancer), so that every process's notes are in: one that was not would make the check replay more.
+ */
+async function exchange(ctx: ITriggerFunctions, connection: Connection, kept: MainMemory, gather = false): Promise<{ received?: Received; blind?: string }> {
+	const first = await exchangeOnce(ctx, connection, kept);
+	if (!gather || !first.received?.by) return first;
+	const heard = new Set([first.received.by]);
+	let last = first;
+	for (let call = 1; call < MAX_CALLS; call++) {
+		const next = await exchangeOnce(ctx, connection, kept);
+		if (!next.received?.by) break;
+		last = next;
+		if (heard.has(next.received.by)) break;
+		heard.add(next.received.by);
+	}
+	return last;
+}
+
+async function exchangeOnce(ctx: ITriggerFunctions, connection: Connection, kept: MainMemory): Promise<{ received?: Received; blind?: string }> {
 	const hook = stored(ctx);
 	if (!hook) return { blind: 'no hook is kept' };
 	const call = async (again: boolean): Promise<Received | Error> => {
@@ -139,7 +161,7 @@ function withinLimit(pending: Range[], limit: number): { kept: Range[]; over?: R
 
 export async function closeGaps(ctx: ITriggerFunctions, connection: Connection, check: GapCheck): Promise<GapOutcome> {
 	const kept = gapMemory(ctx);
-	const { received, blind } = await exchange(ctx, connection, kept);
+	const { received, blind } = await exchange(ctx, connection, kept, true);
 	const status = (check.read?.status ?? {}) as Record<string, unknown>;
 	const { state, found } = planCheck(kept.state, {
 		now: check.readAt,

@@ -54,6 +54,8 @@ export interface Repeating {
 /** What n8n's processes took, as one record. */
 export interface Received {
 	taken: Taken[];
+	/** The process that answered (its incarnation), when a process answered. */
+	by?: string;
 	/** The delivery that keeps coming back the most, if any does. */
 	repeating?: Repeating;
 }
@@ -163,7 +165,7 @@ export function keepReceived(ctx: IWebhookFunctions, floor: number, now = Date.n
 		records[INCARNATION] = { taken: [...seen.taken.values()], at: now, ...(seen.repeating && { repeating: seen.repeating }) };
 	}
 	data.received = records as unknown as IDataObject;
-	return unionOf(records);
+	return { ...unionOf(records), by: INCARNATION };
 }
 
 /**

@@ -34,7 +34,7 @@ export const GONE_CHECKS = 3;
 export type IncidentKind = 'notEvaluating' | 'interruptedAgain' | 'notDelivering' | 'gapOverLimit' | 'replayFailing' | 'deliveryFailing' | 'rollbackLost';
 
 /** Said once when it happens; nothing to resolve afterwards (the user acts). */
-const ONCE: IncidentKind[] = ['gapOverLimit', 'rollbackLost'];
+const ONCE: IncidentKind[] = ['rollbackLost'];
 
 export interface Incident {
 	/** When it began (ms since the epoch). */

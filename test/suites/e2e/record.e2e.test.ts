@@ -21,6 +21,7 @@ import {
 	describeResult,
 	expectLedgerEqualsChain,
 	expectNotifiedOnce,
+	heightsOfTag,
 	hookNamed,
 	LEDGER_DATABASE,
 	ledgerRows,
@@ -65,6 +66,9 @@ async function respond(mode: 'onReceived' | 'lastNode'): Promise<void> {
 	// Deactivation deleted the hook; activation registered a new one.
 	setup.ledger.hookUuid = hookNamed(emu, 'Ledger');
 }
+
+/** The heights of this file's own test blocks (900_001 …): tag 9's range. */
+const TEST_BLOCKS = heightsOfTag(9);
 
 /** A block with one transfer, and the fork that replaces it (another transfer), at `height`. */
 function blockAndFork(height: number, tag: string) {
@@ -125,7 +129,7 @@ describe('Respond: When the Workflow Finishes (regular mode)', () => {
 		expect(statuses.slice(0, -1).every((status) => status === 500)).toBe(true);
 		expect(statuses.length).toBeGreaterThanOrEqual(3);
 		expect(statuses.at(-1)).toBe(200);
-		expect((await ledgerRows(postgres)).map((row) => row.eventId)).toEqual([blockRow.eventId]);
+		expect((await ledgerRows(postgres, TEST_BLOCKS)).map((row) => row.eventId)).toEqual([blockRow.eventId]);
 	}, 5 * 60_000);
 });
 
@@ -146,12 +150,12 @@ describe('Respond: Immediately (the default)', () => {
 			const reorganising = emu.injectReorg([first.block], [first.fork]);
 			await Promise.all([applying, reorganising]);
 			expect(ledgerDeliveries().length - before).toBe(2);
-			await until('the reorganisation written', async () => (await ledgerRows(postgres)).some((row) => row.eventId === first.forkRow.eventId));
+			await until('the reorganisation written', async () => (await ledgerRows(postgres, TEST_BLOCKS)).some((row) => row.eventId === first.forkRow.eventId));
 		} finally {
 			await held.release();
 		}
-		await until('the apply written', async () => (await ledgerRows(postgres)).some((row) => row.eventId === first.blockRow.eventId));
-		expect((await ledgerRows(postgres)).map((row) => row.eventId).sort()).toEqual([first.blockRow.eventId, first.forkRow.eventId].sort());
+		await until('the apply written', async () => (await ledgerRows(postgres, TEST_BLOCKS)).some((row) => row.eventId === first.blockRow.eventId));
+		expect((await ledgerRows(postgres, TEST_BLOCKS)).map((row) => row.eventId).sort()).toEqual([first.blockRow.eventId, first.forkRow.eventId].sort());
 
 		// When the Workflow Finishes: the service holds the reorganisation back until the apply's workflow has run.
 		await postgres.query('TRUNCATE stacks_events', LEDGER_DATABASE);
@@ -169,7 +173,7 @@ describe('Respond: Immediately (the default)', () => {
 			await heldAgain.release();
 		}
 		await settled;
-		expect((await ledgerRows(postgres)).map((row) => row.eventId)).toEqual([second.forkRow.eventId]);
+		expect((await ledgerRows(postgres, TEST_BLOCKS)).map((row) => row.eventId)).toEqual([second.forkRow.eventId]);
 	}, 5 * 60_000);
 
 	it('on a whole script, the ledger can only be wrong about events a reorganisation touched', async () => {

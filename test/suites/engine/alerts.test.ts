@@ -61,11 +61,11 @@ describe('incidents', () => {
 		expect(enough.began.flat()).toEqual(['interruptedAgain']);
 	});
 
-	it('says a gap over the limit once, with the heights to backfill, and never calls it resolved', () => {
+	it('says gaps over the limit once while they keep coming, with the heights to backfill, and when they stop', () => {
 		const over = facts({ gaps: { ...healthyGaps, overLimit: [100, 180] } });
-		const { began, ended, state } = run([over, facts(), facts(), facts(), facts()]);
+		const { began, ended, state } = run([over, facts(), over, facts(), ...Array.from({ length: GONE_CHECKS }, () => facts())]);
 		expect(began.flat()).toEqual(['gapOverLimit']);
-		expect(ended.flat()).toEqual([]);
+		expect(ended.flat()).toEqual(['gapOverLimit']);
 		expect(state.incidents).toEqual({});
 		const said = assess(emptyAlerts(), over).state.incidents.gapOverLimit!;
 		expect(said.todo).toBe('Backfill heights 100-180 with the Stacks Hooks node (Hook > Backfill, at most 1,000 heights per item), or raise the trigger\'s Catch-Up Limit.');
