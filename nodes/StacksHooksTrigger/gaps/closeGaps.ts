@@ -15,6 +15,7 @@ import { getSecret } from '../../shared/api/secretEndpoints';
 import type { Hook } from '../../shared/schemas';
 import type { Connection } from '../../shared/transport/connection';
 import { isNotFound } from '../../shared/transport/errors';
+import { pacerFor } from '../../shared/transport/pacing';
 import { logHealed, stored } from '../hook/lifecycle';
 import { nodeKey } from '../nodeKey';
 import { callOwnWebhook, keptGapState } from './ownWebhook';
@@ -48,6 +49,8 @@ export interface GapOutcome {
 	replayed: number;
 	/** Heights ready to replay and not replayed yet (the next check comes soon); those near the tip wait apart. */
 	left: number;
+	/** How long to wait before the next check, when the rate-limit window's spare budget ran out. */
+	waitMs?: number;
 	/** Heights of a gap over the Catch-Up Limit that the trigger does not replay. */
 	overLimit?: Range;
 	/** Why what n8n took could not be known this time (its own webhook could not be reached, nothing taken here). */
@@ -182,7 +185,9 @@ export async function closeGaps(ctx: ITriggerFunctions, connection: Connection, 
 	const settled = (state.previous?.height ?? Number.NEGATIVE_INFINITY) - SETTLED_DEPTH;
 	const ready = pending.filter(([from]) => from <= settled).map(([from, to]): Range => [from, Math.min(to, settled)]);
 	const waiting = pending.filter(([, to]) => to > settled).map(([from, to]): Range => [Math.max(from, settled + 1), to]);
-	const { now, left } = takeHeights(ready, check.hold ? 0 : REPLAY_PER_CHECK);
+	// Half of each rate-limit window is kept for everything else the account does (transport/pacing.ts).
+	const spare = pacerFor(connection.accountKey).spare();
+	const { now, left } = takeHeights(ready, check.hold ? 0 : Math.min(REPLAY_PER_CHECK, spare.requests));
 	const replays: Replay[] = now.map(([from, to]) => ({ from, to, at: Date.now(), evaluated: 0 }));
 	state.pending = [...left, ...waiting].reduce<Range[]>((ranges, range) => addRange(ranges, range), []);
 	state.replays = [...state.replays, ...replays];
@@ -214,8 +219,10 @@ export async function closeGaps(ctx: ITriggerFunctions, connection: Connection, 
 	return {
 		found,
 		replayed,
-		// What could be replayed now and was not (the per-check bound, an error): the next check comes soon for it.
+		// What could be replayed now and was not (the per-check bound, an error): the next check comes soon for it, once the
+		// rate-limit window has room again if it had none.
 		left: Math.max(0, rangeSize(state.pending) - rangeSize(waiting)),
+		...(spare.requests < REPLAY_PER_CHECK && { waitMs: spare.resetInMs }),
 		...(over && { overLimit: over }),
 		...(blind && { blind }),
 		...(replayError && { replayError }),

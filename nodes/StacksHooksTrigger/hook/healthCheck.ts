@@ -245,7 +245,8 @@ export function startHealthChecks(ctx: ITriggerFunctions): ITriggerResponse {
 		await pause(Math.min(atStartup ? startupDelay : Infinity, spread(intervalMs)));
 		while (!state.closed) {
 			const checked = await checkOnce();
-			const next = checked?.outcome === 'busy' ? BUSY_RETRY_MS : checked?.gaps?.left ? CATCH_UP_PAUSE_MS : spread(intervalMs);
+			const catchingUp = checked?.gaps?.left ? Math.min(Math.max(CATCH_UP_PAUSE_MS, checked.gaps.waitMs ?? 0), intervalMs) : undefined;
+			const next = checked?.outcome === 'busy' ? BUSY_RETRY_MS : (catchingUp ?? spread(intervalMs));
 			await pause(next);
 		}
 	})();

@@ -10,6 +10,9 @@ import { sleep } from 'n8n-workflow';
 class Pacer {
 	private remaining: number | undefined;
 
+	/** The window's whole budget (`ratelimit-limit`), when the service says it. */
+	private limit: number | undefined;
+
 	private resetAt = 0;
 
 	private pausedUntil = 0;
@@ -33,9 +36,21 @@ class Pacer {
 		if (this.remaining !== undefined) this.remaining -= 1;
 	}
 
+	/**
+	 * How many requests work that can wait (the trigger's catch-up) may send now: what the window has left beyond the
+	 * half kept for everything else (activations, the action node), and when the window resets. Unknown budget: no bound.
+	 */
+	spare(): { requests: number; resetInMs: number } {
+		const resetInMs = Math.max(0, this.resetAt - Date.now());
+		if (this.remaining === undefined || this.limit === undefined || resetInMs === 0) return { requests: Number.POSITIVE_INFINITY, resetInMs };
+		return { requests: Math.max(0, this.remaining - Math.ceil(this.limit / 2)), resetInMs };
+	}
+
 	update(headers: IDataObject): void {
 		const remaining = Number(headers['ratelimit-remaining']);
 		const reset = Number(headers['ratelimit-reset']);
+		const limit = Number(headers['ratelimit-limit']);
+		if (Number.isFinite(limit) && limit > 0) this.limit = limit;
 		if (!Number.isFinite(remaining) || !Number.isFinite(reset)) return;
 		// The contract sends a Unix timestamp; a small number is read as seconds from now.
 		const resetAt = reset > 1e9 ? reset * 1000 : Date.now() + reset * 1000;
