@@ -129,7 +129,10 @@ export async function runGapSequence(
 		if (downSince !== undefined && index === outageAt + outageSteps) {
 			// Longer than the service's retries: the stream gives up and interrupts the hook.
 			await stream.sent();
-			await until('the ledger hook interrupted by the service', () => hookNow()?.status.status === 'interrupted', 30_000);
+			// (In queue mode the main's check may already have enabled it again: the last failed try is the sign.)
+			const gaveUp = () =>
+				emu.deliveries.some((report) => report.hookUuid === ledgerHook() && report.at >= downSince! && report.error !== undefined && report.attempt > GAPS_EMULATOR.retryDelaysMs.length);
+			await until('the service giving up on the ledger hook', () => hookNow()?.status.status === 'interrupted' || gaveUp(), 30_000);
 			faults.interruptions++;
 			await opts.faults.revive();
 			faults.outageMs = Date.now() - downSince;
