@@ -57,6 +57,20 @@ export type HealthCheckOutcome =
 	/** Activation or deactivation is running for this node: the check did not run. */
 	| 'busy';
 
+/** The node's options the checks use, read when n8n runs trigger(): the checks later run outside any run, where expressions cannot be evaluated. */
+interface CheckSettings {
+	catchUpLimit: number;
+	stallMinutes: number;
+}
+
+function checkSettings(ctx: ITriggerFunctions): CheckSettings {
+	const option = (name: string, fallback: number) => {
+		const value = ctx.getNodeParameter(`options.${name}`, fallback) as number;
+		return typeof value === 'number' && Number.isFinite(value) ? value : fallback;
+	};
+	return { catchUpLimit: option('catchUpLimit', DEFAULT_CATCH_UP_LIMIT), stallMinutes: option('stallMinutes', DEFAULT_STALL_MINUTES) };
+}
+
 /** What one check found and did to the hook, and the hook as it read it (for the gap step). */
 interface Checked {
 	outcome: HealthCheckOutcome;
@@ -85,14 +99,11 @@ async function checkRepair(ctx: ITriggerFunctions, params: HookParameters): Prom
 export async function checkHookAndGaps(
 	ctx: ITriggerFunctions,
 	params = hookParameters(ctx),
-	opts: { stillOpen?: () => boolean } = {},
+	opts: { stillOpen?: () => boolean; settings?: CheckSettings } = {},
 ): Promise<{ outcome: HealthCheckOutcome; gaps?: GapOutcome }> {
 	const checked = await checkRepair(ctx, params);
 	if (!checked.connection || !checked.hookId) return { outcome: checked.outcome };
-	const option = (name: string, fallback: number) => {
-		const value = ctx.getNodeParameter(`options.${name}`, fallback) as number;
-		return typeof value === 'number' && Number.isFinite(value) ? value : fallback;
-	};
+	const settings = opts.settings ?? checkSettings(ctx);
 	const memory = gapMemory(ctx);
 	const before = (memory.state.alerts as AlertState | undefined) ?? emptyAlerts();
 	const gaps = await closeGaps(ctx, checked.connection, {
@@ -101,7 +112,7 @@ export async function checkHookAndGaps(
 		hookId: checked.hookId,
 		repaired: checked.outcome === 'enabled' || checked.outcome === 'registered',
 		stillOpen: opts.stillOpen ?? (() => true),
-		catchUpLimit: option('catchUpLimit', DEFAULT_CATCH_UP_LIMIT),
+		catchUpLimit: settings.catchUpLimit,
 		hold: before.incidents.deliveryFailing !== undefined,
 	});
 	// The incidents this check saw: the Error Workflow for each that began (hook/alerts.ts).
@@ -114,7 +125,7 @@ export async function checkHookAndGaps(
 		// The schema says a number, not its unit: seconds are taken for milliseconds below 10^12 (the year 2001 in ms).
 		lastEvaluatedAt: delivering && typeof status.last_evaluated_at === 'number' ? (status.last_evaluated_at < 1e12 ? status.last_evaluated_at * 1000 : status.last_evaluated_at) : undefined,
 		lastEvaluatedHeight: typeof status.last_evaluated_block_height === 'number' ? status.last_evaluated_block_height : null,
-		stallMinutes: option('stallMinutes', DEFAULT_STALL_MINUTES),
+		stallMinutes: settings.stallMinutes,
 		gaps,
 	});
 	memory.state.alerts = state;
@@ -212,6 +223,7 @@ export function startHealthChecks(ctx: ITriggerFunctions): ITriggerResponse {
 	if (!(minutes > 0)) return {};
 	const intervalMs = minutes * 60_000;
 	const params = hookParameters(ctx);
+	const settings = checkSettings(ctx);
 	const state: LoopState = { closed: false, failing: false };
 
 	const pause = async (ms: number): Promise<void> => {
@@ -220,7 +232,7 @@ export function startHealthChecks(ctx: ITriggerFunctions): ITriggerResponse {
 
 	const checkOnce = async (): Promise<{ outcome: HealthCheckOutcome; gaps?: GapOutcome } | undefined> => {
 		try {
-			const checked = await checkHookAndGaps(ctx, params, { stillOpen: () => !state.closed });
+			const checked = await checkHookAndGaps(ctx, params, { stillOpen: () => !state.closed, settings });
 			if (state.failing) ctx.logger.info(`Stacks Hooks Trigger "${ctx.getNode().name}": the health check reaches the service again`);
 			state.failing = false;
 			reportGaps(ctx, checked.gaps, state);
