@@ -56,7 +56,7 @@ describe('the trigger closes its own gaps (regular mode)', () => {
 				apiKey: API_KEY,
 				faults: { down: () => stack.n8n.crash(), revive: () => stack.n8n.restart() },
 				// Two check intervals, and the replays and their executions.
-				limitMs: 2 * CHECK_MS + 40_000,
+				limitMs: 2 * CHECK_MS + 120_000,
 				undoneReported: () => undoneInLog(stack.n8n.logs()),
 			});
 			console.log(describeGapResult('regular mode', result, seed));

@@ -52,7 +52,7 @@ describe('the trigger closes its own gaps (queue mode, two webhook processes, tw
 						await Promise.all(stack.webhooks.map((webhook) => webhook.restart()));
 					},
 				},
-				limitMs: 2 * CHECK_MS + 40_000,
+				limitMs: 2 * CHECK_MS + 120_000,
 				undoneReported: () => undoneInLog(stack.main.logs()),
 			});
 			console.log(describeGapResult('queue mode', result, seed));
