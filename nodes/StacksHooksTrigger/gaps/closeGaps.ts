@@ -28,6 +28,13 @@ export const REPLAY_PER_CHECK = 100;
 export const SETTLED_DEPTH = 6;
 /** The default Catch-Up Limit: the most heights the trigger replays for one gap by itself. */
 export const DEFAULT_CATCH_UP_LIMIT = 2_000;
+/**
+ * No delivery for this long (or half the check interval, if shorter) and the hook's stream is taken to be idle, not
+ * behind (plan.ts): a stream behind n8n's pace sends the next delivery as soon as n8n answers the one before, so only a
+ * workflow that runs longer than this per delivery, with Respond: When the Workflow Finishes, looks idle while behind
+ * (the plan then replays a window for nothing).
+ */
+export const IDLE_MS = 30_000;
 
 export interface GapCheck {
 	/** The hook as the check read it (before any repair); undefined when it had been deleted. */
@@ -42,6 +49,15 @@ export interface GapCheck {
 	catchUpLimit: number;
 	/** Replays nothing this time (the workflow keeps failing on a delivery: replays would only feed it more); what is found waits. */
 	hold?: boolean;
+	/** What n8n took, heard before the hook was read (hearReceived): every block in it was evaluated before that read. */
+	heard?: Heard;
+	/** The check interval: the stream is idle after IDLE_MS or half of it, whichever is shorter. */
+	intervalMs: number;
+}
+
+export interface Heard {
+	received?: Received;
+	blind?: string;
 }
 
 export interface GapOutcome {
@@ -51,6 +67,8 @@ export interface GapOutcome {
 	left: number;
 	/** How long to wait before the next check, when the rate-limit window's spare budget ran out. */
 	waitMs?: number;
+	/** The next check had better come soon (plan.ts): a block may be missing, and the check after this one would tell. */
+	soon?: boolean;
 	/** Heights of a gap over the Catch-Up Limit that the trigger does not replay. */
 	overLimit?: Range;
 	/** Why what n8n took could not be known this time (its own webhook could not be reached, nothing taken here). */
@@ -94,7 +112,11 @@ function is401(error: unknown): boolean {
 
 /** The lowest height the plan still reads deliveries at: what n8n's processes may forget below it. */
 function floorOf(state: GapState): number {
-	const heights = [state.window?.after, state.previous?.height, ...state.replays.map((replay) => replay.from), ...(state.window?.replays ?? []).map((replay) => replay.from)];
+	const heights = [
+		state.previous?.height,
+		...state.replays.map((replay) => replay.from),
+		...state.windows.flatMap((window) => [window.after - Math.max(0, window.reevaluated), ...window.replays.map((replay) => replay.from)]),
+	];
 	const known = heights.filter((height): height is number => height !== undefined);
 	return known.length > 0 ? Math.min(...known) - REORG_MARGIN : -1;
 }
@@ -107,22 +129,27 @@ const MAX_CALLS = 4;
  * again while each answer comes from a process not heard yet this time (queue mode: the webhook processes behind a
  * load balancer), so that every process's notes are in: one that was not would make the check replay more.
  */
-async function exchange(ctx: ITriggerFunctions, connection: Connection, kept: MainMemory, gather = false): Promise<{ received?: Received; blind?: string }> {
+async function exchange(ctx: ITriggerFunctions, connection: Connection, kept: MainMemory, gather = false): Promise<Heard> {
 	const first = await exchangeOnce(ctx, connection, kept);
 	if (!gather || !first.received?.by) return first;
 	const heard = new Set([first.received.by]);
 	let last = first;
+	// The stream is as busy as the busiest process heard.
+	let quietMs = first.received.quietMs;
 	for (let call = 1; call < MAX_CALLS; call++) {
 		const next = await exchangeOnce(ctx, connection, kept);
 		if (!next.received?.by) break;
 		last = next;
+		if (next.received.quietMs !== undefined) quietMs = Math.min(quietMs ?? Number.POSITIVE_INFINITY, next.received.quietMs);
 		if (heard.has(next.received.by)) break;
 		heard.add(next.received.by);
 	}
-	return last;
+	const received = last.received && { ...last.received, quietMs };
+	if (received && quietMs === undefined) delete received.quietMs;
+	return { ...last, ...(received && { received }) };
 }
 
-async function exchangeOnce(ctx: ITriggerFunctions, connection: Connection, kept: MainMemory): Promise<{ received?: Received; blind?: string }> {
+async function exchangeOnce(ctx: ITriggerFunctions, connection: Connection, kept: MainMemory): Promise<Heard> {
 	const hook = stored(ctx);
 	if (!hook) return { blind: 'no hook is kept' };
 	const call = async (again: boolean): Promise<Received | Error> => {
@@ -162,11 +189,19 @@ function withinLimit(pending: Range[], limit: number): { kept: Range[]; over?: R
 	return { kept, over: [over[0][0], over[over.length - 1][1]] };
 }
 
+/**
+ * What n8n's processes took, asked for before the check reads the hook: the plan then knows that every block it
+ * counts was evaluated before that read (plan.ts), and a block still on its way is only late, not missing.
+ */
+export async function hearReceived(ctx: ITriggerFunctions, connection: Connection): Promise<Heard> {
+	return await exchange(ctx, connection, gapMemory(ctx), true);
+}
+
 export async function closeGaps(ctx: ITriggerFunctions, connection: Connection, check: GapCheck): Promise<GapOutcome> {
 	const kept = gapMemory(ctx);
-	const { received, blind } = await exchange(ctx, connection, kept, true);
+	const { received, blind } = check.heard ?? (await exchange(ctx, connection, kept, true));
 	const status = (check.read?.status ?? {}) as Record<string, unknown>;
-	const { state, found } = planCheck(kept.state, {
+	const { state, found, soon } = planCheck(kept.state, {
 		now: check.readAt,
 		hookId: check.hookId,
 		repaired: check.repaired,
@@ -174,6 +209,7 @@ export async function closeGaps(ctx: ITriggerFunctions, connection: Connection, 
 		evaluatedCount: numberOr(status.evaluated_block_count, 0) ?? 0,
 		occurrences: numberOr(status.occurrence_count, 0) ?? 0,
 		taken: received?.taken,
+		idle: (received?.quietMs ?? Number.POSITIVE_INFINITY) >= Math.min(IDLE_MS, check.intervalMs / 2),
 	});
 	for (const finding of found) {
 		const said = describe(finding);
@@ -223,6 +259,7 @@ export async function closeGaps(ctx: ITriggerFunctions, connection: Connection, 
 		// rate-limit window has room again if it had none.
 		left: Math.max(0, rangeSize(state.pending) - rangeSize(waiting)),
 		...(spare.requests < REPLAY_PER_CHECK && { waitMs: spare.resetInMs }),
+		...(soon && { soon }),
 		...(over && { overLimit: over }),
 		...(blind && { blind }),
 		...(replayError && { replayError }),

@@ -73,7 +73,7 @@ export async function callOwnWebhook(ctx: ITriggerFunctions, url: string, secret
 	return { received };
 }
 
-const isGapState = (value: unknown): value is GapState => isObject(value) && Array.isArray(value.pending) && Array.isArray(value.replays);
+const isGapState = (value: unknown): value is GapState => isObject(value) && Array.isArray(value.pending) && Array.isArray(value.replays) && Array.isArray(value.windows);
 
 /** The main's state as n8n loaded it with the workflow (kept by the last check that reached the webhook). */
 export function keptGapState(ctx: ITriggerFunctions): GapState | undefined {

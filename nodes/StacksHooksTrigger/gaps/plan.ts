@@ -12,22 +12,39 @@
  *   stopped.
  * - **A match that never arrived** (a delivery given up or dropped without a word, a hook that matches
  *   but delivers nothing): each interval between two checks is a *window*: the heights the service
- *   evaluated in it, and the matches it counted. One check later, when every delivery of the window
- *   must have come, the blocks n8n took at those heights (one per block applied by each distinct
- *   delivery: a delivery sent again is the same delivery) are held against those matches, less the
- *   matches of the check's own replays in the window. Fewer taken than matched: the window's heights are
- *   replayed, once.
+ *   evaluated in it, and the matches it counted. Once every delivery of the window must have come (the
+ *   service sends a hook's deliveries one after another, so once n8n took one evaluated after the
+ *   window, or the stream has gone idle, or after LAG_CHECKS checks at the most: a stream behind
+ *   n8n's pace is not taken for a lost one), the blocks n8n took at those heights (one per block
+ *   applied by each distinct delivery: a delivery sent again is the same delivery) are held against
+ *   those matches, less the matches of the check's own replays in the window. Fewer taken than
+ *   matched: the window's heights are replayed, once, from as low as its own reorganisations reached.
+ *   A window short of blocks when it closes makes the plan ask for the next check soon (`soon`).
+ * - **A count that proves nothing**: blocks evaluated again after the window closed (a reorganisation,
+ *   a Backfill by hand) may have landed on its heights and made up for a block that never came. Such a
+ *   window, if it had matches, is replayed too. Blocks evaluated again inside the window itself only
+ *   make its count short (they sit below it, or were counted in it twice), never long.
+ *
+ * What n8n took is asked for before the service is read (closeGaps.ts), so every block counted was
+ * evaluated before that read: a window's count can only be made long by what the service evaluated
+ * again between its closing read and the read that verifies it.
  *
  * Over-replaying is harmless to a workflow that keys on the items' ids (README, Recipes); missing a
- * height is not, so every uncertain case replays: a reorganisation that re-applies heights below its
- * window, a Backfill run by hand, a delivery that took longer than a check interval. Each window is
- * replayed at most once, so none of these repeats. What the plan assumes of the service: an occurrence
- * is counted per matched block applied (a reorganisation's and an evaluation's too), and the service
- * evaluates the chain's new blocks in order of height.
+ * height is not, so every uncertain case replays: a reorganisation across a window's lower edge, a
+ * Backfill run by hand, a stream more than LAG_CHECKS intervals behind. Each window is replayed at most
+ * once, so none of these repeats. What the plan assumes of the service: an occurrence is counted per
+ * matched block applied (a reorganisation's and an evaluation's too), every block it evaluates counts
+ * in `evaluated_block_count` (when the replays' evaluations come up short, the count of blocks
+ * evaluated again is taken as unknown: doubt), it evaluates the chain's new blocks in order of height,
+ * and it sends a hook's deliveries in order (if it did not, a window could be verified early: replayed
+ * for nothing). A block a replay brings is told from a late or re-sent live delivery of the same block
+ * by nothing in the payload; one a reorganisation undid (its rollback taken) is not counted for a replay.
  */
 
-/** Heights a reorganisation may re-evaluate below a window: replays start this far below it. */
+/** Heights a reorganisation may have undone below the last height known complete, when a stopped hook is replayed from there. */
 export const REORG_MARGIN = 10;
+/** Checks a window waits for the hook's stream to reach past it, before its count is trusted anyway. */
+export const LAG_CHECKS = 3;
 /** A hook seen for the first time with at most this many blocks evaluated is verified from its first block. */
 export const FIRST_WINDOW_MAX = 1_000;
 /** Windows in a row that matched blocks of which nothing arrived, not even replayed ones: the hook is reported as not delivering. */
@@ -45,7 +62,7 @@ export interface Replay {
 	evaluated: number;
 }
 
-/** The interval between two checks, verified at the check after. */
+/** The interval between two checks, verified once its deliveries must have come. */
 export interface Window {
 	/** Heights above `after` up to `to` were first evaluated in it. */
 	after: number;
@@ -54,8 +71,13 @@ export interface Window {
 	matched: number;
 	/** The check's replays whose matches were counted in it. */
 	replays: Replay[];
-	/** Blocks the service evaluated in it beyond the new heights and the check's replays: a reorganisation, or a Backfill run by hand. */
+	/** Blocks the service evaluated in it beyond the new heights and the check's replays (a reorganisation, or a Backfill run by hand): as low as `after + 1 - reevaluated`. */
 	reevaluated: number;
+	/** When it closed (the check's clock). */
+	closedAt: number;
+	/** Since it closed: blocks evaluated again (they may land on its heights), and checks waited for its deliveries. */
+	later: number;
+	waited: number;
 }
 
 /** What the check keeps between checks (in the static data, through the trigger's webhook). */
@@ -63,8 +85,8 @@ export interface GapState {
 	hookId?: string;
 	/** The check before: the service's occurrence count, evaluated-block count and the highest height it had evaluated, and when it was read. */
 	previous?: { occurrences: number; evaluated: number; height: number; at: number };
-	/** The window to verify at the next check. */
-	window?: Window;
+	/** Windows not verified yet, oldest first. */
+	windows: Window[];
 	/** Replays begun since the check before read the service (their matches fall in the next window). */
 	replays: Replay[];
 	/** The hook stopped and was brought back: heights from `from` on may be missing, up to where the service evaluates past `at`. */
@@ -103,6 +125,8 @@ export interface Observation {
 	occurrences: number;
 	/** What n8n's processes took; undefined when it cannot be known. */
 	taken?: TakenDelivery[];
+	/** No delivery reached n8n for a while (received.ts): the hook's stream is not behind, whatever it still had to send has come or is lost. */
+	idle: boolean;
 }
 
 export type Finding =
@@ -122,10 +146,15 @@ export type Finding =
 export interface Plan {
 	state: GapState;
 	found: Finding[];
+	/**
+	 * The next check had better come soon: the window that just closed is short of blocks so far (a delivery on its way,
+	 * or one lost), or a stopped hook was brought back and where its gap ends is known once the service evaluates again.
+	 */
+	soon?: boolean;
 }
 
 export function emptyState(): GapState {
-	return { replays: [], pending: [] };
+	return { replays: [], pending: [], windows: [] };
 }
 
 /** Adds [from, to] to ascending, non-overlapping ranges, merging what touches. */
@@ -184,29 +213,44 @@ export function takenIn(taken: TakenDelivery[], window: Pick<Window, 'after' | '
 	return count;
 }
 
-/** Of the replays, how many heights brought a block (the service counted each as a match), and whether any did. */
+/**
+ * Of the replays, how many heights brought a block (the service counted each as a match). A block a reorganisation
+ * undid (rolled back, and not applied again by a later one) is not on the chain a replay evaluates: if it came while
+ * a replay of its height ran, it was the service sending an older delivery again, and it is not counted for the replay.
+ */
 export function replayMatches(taken: TakenDelivery[], replays: Replay[]): number {
+	const undone = new Set(taken.flatMap((delivery) => (delivery.b ?? []).map(([height, hash]) => `${height}:${hash}`)));
+	const reapplied = new Set(taken.filter((delivery) => (delivery.b?.length ?? 0) > 0).flatMap((delivery) => delivery.a.map(([height, hash]) => `${height}:${hash}`)));
+	const onChain = ([height, hash]: [number, string]) => !undone.has(`${height}:${hash}`) || reapplied.has(`${height}:${hash}`);
 	let total = 0;
 	for (const replay of replays) {
 		const heights = new Set<number>();
-		for (const delivery of taken) if (delivery.p?.includes(replay.at)) for (const [height] of delivery.a) if (height >= replay.from && height <= replay.to) heights.add(height);
+		for (const delivery of taken) {
+			if (delivery.p?.includes(replay.at)) for (const block of delivery.a) if (block[0] >= replay.from && block[0] <= replay.to && onChain(block)) heights.add(block[0]);
+		}
 		total += heights.size;
 	}
 	return total;
 }
 
-/** Blocks taken (not by a replay) at the replays' heights that the replays did not bring again and that no delivery rolled back. */
-function undoneBlocks(taken: TakenDelivery[], replays: Replay[]): Array<[number, string]> {
+/**
+ * Blocks taken (not by a replay) at the replays' heights that the replays did not bring again and that no delivery
+ * rolled back. Where a replay brought another block at the height, the one taken is certainly off the chain; where it
+ * brought nothing, only when every replay answered in full (`complete`: the window's count adds up).
+ */
+function undoneBlocks(taken: TakenDelivery[], replays: Replay[], complete: boolean): Array<[number, string]> {
 	if (replays.length === 0) return [];
 	const rolledBack = new Set(taken.flatMap((delivery) => (delivery.b ?? []).map(([height, hash]) => `${height}:${hash}`)));
 	const undone = new Map<string, [number, string]>();
 	for (const replay of replays) {
-		const brought = new Set(taken.filter((delivery) => delivery.p?.includes(replay.at)).flatMap((delivery) => delivery.a.map(([height, hash]) => `${height}:${hash}`)));
+		const broughtBlocks = taken.filter((delivery) => delivery.p?.includes(replay.at)).flatMap((delivery) => delivery.a);
+		const brought = new Set(broughtBlocks.map(([height, hash]) => `${height}:${hash}`));
+		const replaced = new Set(broughtBlocks.filter(([height, hash]) => !rolledBack.has(`${height}:${hash}`)).map(([height]) => height));
 		for (const delivery of taken) {
 			if (isReplayed(delivery)) continue;
 			for (const [height, hash] of delivery.a) {
 				const key = `${height}:${hash}`;
-				if (height >= replay.from && height <= replay.to && !brought.has(key) && !rolledBack.has(key)) undone.set(key, [height, hash]);
+				if (height >= replay.from && height <= replay.to && !brought.has(key) && !rolledBack.has(key) && (complete || replaced.has(height))) undone.set(key, [height, hash]);
 			}
 		}
 	}
@@ -239,7 +283,7 @@ function firstCheckStart(seen: Observation): number | undefined {
 }
 
 export function planCheck(before: GapState, seen: Observation): Plan {
-	const state: GapState = { ...before, replays: [...before.replays], pending: [...before.pending] };
+	const state: GapState = { ...before, replays: [...before.replays], pending: [...before.pending], windows: [...(before.windows ?? [])] };
 	const found: Finding[] = [];
 	const add = (finding: Exclude<Finding, { kind: 'dry' | 'undone' }>) => {
 		const range: Range = [Math.max(finding.range[0], state.first ?? 0), finding.range[1]];
@@ -256,40 +300,40 @@ export function planCheck(before: GapState, seen: Observation): Plan {
 	if (seen.repaired) {
 		// The first height that may be missing: the lowest not yet verified, or the highest block taken (inclusive: the
 		// delivery the service gave up on may be one n8n took but whose workflow failed), or the hook's first height.
-		const unverified = state.window ? state.window.after : (state.previous?.height ?? firstCheckStart(seen));
-		// Replays not yet verified (their window is dropped with this repair) may have been dropped too.
-		const replayed = [...replaysSince, ...(state.window?.replays ?? [])].map((replay) => replay.from);
+		const unverified = state.windows.length > 0 ? state.windows[0].after : (state.previous?.height ?? firstCheckStart(seen));
+		// Replays not yet verified (their windows are dropped with this repair) may have been dropped too.
+		const replayed = [...replaysSince, ...state.windows.flatMap((window) => window.replays)].map((replay) => replay.from);
 		const candidates = [unverified === undefined ? undefined : atLeastZero(unverified + 1 - REORG_MARGIN), taken && highestTaken(taken), state.stopped?.from, ...replayed].filter(
 			(value): value is number => value !== undefined,
 		);
 		const first = read === null ? 0 : atLeastZero(read - seen.evaluatedCount + 1);
 		state.stopped = {
 			from: candidates.length > 0 ? Math.min(...candidates) : first,
-			at: Math.max(state.previous?.height ?? 0, state.window?.to ?? 0, read ?? 0, state.stopped?.at ?? 0),
+			at: Math.max(state.previous?.height ?? 0, ...state.windows.map((window) => window.to), read ?? 0, state.stopped?.at ?? 0),
 		};
-		state.window = undefined;
+		state.windows = [];
 		state.previous = undefined;
 		state.takenBefore = undefined;
 		state.hookId = seen.hookId;
-		return { state, found };
+		return { state, found, soon: true };
 	}
 	if (state.hookId !== seen.hookId) {
 		// Another hook (activation replaced it): its counts start anew.
 		state.previous = undefined;
-		state.window = undefined;
+		state.windows = [];
 		state.stopped = undefined;
 		state.takenBefore = undefined;
 		state.first = undefined;
 	}
 	state.hookId = seen.hookId;
-	if (state.first === undefined && !state.previous && !state.stopped && !state.window && state.pending.length === 0) {
+	if (state.first === undefined && !state.previous && !state.stopped && state.windows.length === 0 && state.pending.length === 0) {
 		// The first check since activation: below the hook's first height there is nothing to replay.
 		const start = firstCheckStart(seen);
 		if (start !== undefined) state.first = start + 1;
 	}
 	if (read === null || !taken) {
 		// Nothing evaluated yet, or n8n's side unknown: the next check starts from here.
-		state.window = undefined;
+		state.windows = [];
 		if (read !== null) state.previous = { occurrences: seen.occurrences, evaluated: seen.evaluatedCount, height: read, at: seen.now };
 		return { state, found };
 	}
@@ -302,11 +346,11 @@ export function planCheck(before: GapState, seen: Observation): Plan {
 		if (height > state.stopped.at) {
 			add({ kind: 'stopped', range: [state.stopped.from, height] });
 			state.stopped = undefined;
-			state.window = undefined;
+			state.windows = [];
 			state.previous = { occurrences: seen.occurrences, evaluated: seen.evaluatedCount, height, at: seen.now };
 		}
 		state.takenBefore = takenNow;
-		return { state, found };
+		return { state, found, ...(state.stopped && { soon: true }) };
 	}
 
 	// The first check of a hook: its first window is its whole life so far, if that is short (a hook just registered).
@@ -315,18 +359,28 @@ export function planCheck(before: GapState, seen: Observation): Plan {
 	// Evaluations beyond the new heights and the check's own replays: blocks evaluated again.
 	const reevaluated = previous ? seen.evaluatedCount - previous.evaluated - (height - previous.height) - replaysSince.reduce((sum, replay) => sum + replay.evaluated, 0) : 0;
 
-	if (state.window) {
-		const { window } = state;
+	const open = state.windows;
+	state.windows = [];
+	for (const waiting of open) {
+		// Replays the service counted fewer evaluations of than were asked (a height it had no block of) make the count of
+		// blocks evaluated again unknown: taken as some.
+		const window: Window = { ...waiting, later: waiting.later + (reevaluated < 0 && replaysSince.length > 0 ? 1 : Math.max(0, reevaluated)) };
+		// The service sends a hook's deliveries one after another: the window's have all come (or are lost) once n8n took
+		// one evaluated after it closed (a block above it, or one of a later replay), or once the stream went idle.
+		const passed = (takenNow ?? Number.NEGATIVE_INFINITY) > window.to || taken.some((delivery) => delivery.p?.some((at) => at > window.closedAt));
+		if (!passed && !seen.idle && window.waited < LAG_CHECKS) {
+			state.windows.push({ ...window, waited: window.waited + 1 });
+			continue;
+		}
 		const replayed = replayMatches(taken, window.replays);
 		const matched = window.matched - replayed;
 		const arrived = takenIn(taken, window);
-		const range: Range = [atLeastZero(window.after + 1 - REORG_MARGIN), window.to];
-		if (arrived >= matched) {
-			// Every replay of the window answered in full: a block n8n had taken at a replayed height and that the replay no
-			// longer brings was undone, and if its rollback never came, no replay will bring it.
-			const undone = undoneBlocks(taken, window.replays);
-			if (undone.length > 0) found.push({ kind: 'undone', blocks: undone });
-		}
+		// From as low as the window's own reorganisations reached.
+		const range: Range = [atLeastZero(window.after + 1 - Math.max(0, window.reevaluated)), window.to];
+		// A block n8n had taken at a replayed height and that the replay no longer brings was undone, and if its rollback
+		// never came, no replay will bring it.
+		const undone = undoneBlocks(taken, window.replays, arrived >= matched);
+		if (undone.length > 0) found.push({ kind: 'undone', blocks: undone });
 		if (arrived < matched) {
 			add({ kind: 'missing', range, matched, arrived });
 			// A replayed delivery can be dropped too: the replayed heights that brought nothing are replayed again.
@@ -335,21 +389,32 @@ export function planCheck(before: GapState, seen: Observation): Plan {
 			if (state.dry === DRY_WINDOWS) found.push({ kind: 'dry', windows: DRY_WINDOWS, matched });
 		} else {
 			state.dry = 0;
-			// Blocks evaluated again in the window or the one after may have landed on the window's heights: a count that
-			// adds up proves nothing then.
-			if (matched > 0 && (window.reevaluated > 0 || reevaluated > 0)) {
+			// Blocks evaluated again since the window closed may have landed on its heights: a count that adds up proves
+			// nothing then. (Reorganisations are rare on Stacks; this is most of what a reorganisation costs.)
+			if (matched > 0 && window.later > 0) {
 				add({ kind: 'reevaluated', range, matched });
-				// A replacement could also hide a dropped replay: those heights again too. (Reorganisations are rare on
-				// Stacks; in the tests' scripts, one step in four is one, and this is most of what they replay.)
+				// A replacement could also hide a dropped replay: those heights again too.
 				for (const again of unanswered(taken, window.replays)) state.pending = addRange(state.pending, again);
 			}
 		}
 	}
-	state.window =
-		previous && seen.occurrences >= previous.occurrences
-			? { after: previous.height, to: height, matched: seen.occurrences - previous.occurrences, replays: replaysSince, reevaluated }
-			: undefined;
+	let soon = false;
+	if (previous && seen.occurrences >= previous.occurrences) {
+		const closing: Window = {
+			after: previous.height,
+			to: height,
+			matched: seen.occurrences - previous.occurrences,
+			replays: replaysSince,
+			// Unknown when the service counted fewer evaluations of the replays than were asked: the reorganisation margin.
+			reevaluated: reevaluated < 0 && replaysSince.length > 0 ? REORG_MARGIN : reevaluated,
+			closedAt: seen.now,
+			later: 0,
+			waited: 0,
+		};
+		state.windows.push(closing);
+		soon = takenIn(taken, closing) < closing.matched - replayMatches(taken, closing.replays);
+	} else state.windows = [];
 	state.previous = { occurrences: seen.occurrences, evaluated: seen.evaluatedCount, height, at: seen.now };
 	state.takenBefore = takenNow;
-	return { state, found };
+	return { state, found, ...(soon && { soon }) };
 }

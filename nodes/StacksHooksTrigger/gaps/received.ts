@@ -58,6 +58,8 @@ export interface Received {
 	by?: string;
 	/** The delivery that keeps coming back the most, if any does. */
 	repeating?: Repeating;
+	/** How long since the answering process took its last delivery (any, accepted), on its own clock; absent when it took none. */
+	quietMs?: number;
 }
 
 /** One process's record, as kept in `staticData.received[incarnation]`. */
@@ -71,6 +73,8 @@ interface Memory {
 	taken: Map<string, Taken>;
 	lastKey?: string;
 	repeating?: Repeating;
+	/** When the last delivery came (Date.now()). */
+	lastAt?: number;
 }
 
 const memory = new Map<string, Memory>();
@@ -89,7 +93,7 @@ function describe(delivery: Delivery): { key: string; applied: Array<[number, st
 /** The check's replays as the static data lists them for this request (kept there by the check through ownWebhook.ts). */
 interface CheckMarks {
 	replays?: Array<{ from: number; to: number; at: number }>;
-	window?: { replays?: Array<{ from: number; to: number; at: number }> };
+	windows?: Array<{ replays?: Array<{ from: number; to: number; at: number }> }>;
 }
 
 /** Notes an accepted production delivery: no request, no I/O. */
@@ -98,16 +102,18 @@ export function noteDelivery(ctx: IWebhookFunctions, delivery: Delivery): void {
 	let seen = memory.get(id);
 	if (!seen) memory.set(id, (seen = { taken: new Map() }));
 	const { key, applied, first } = describe(delivery);
+	seen.lastAt = Date.now();
 	if (key === seen.lastKey) {
 		if (first) seen.repeating = seen.repeating ? { ...seen.repeating, times: seen.repeating.times + 1 } : { ...first, times: 2, since: Date.now() };
 	} else {
 		seen.lastKey = key;
 		seen.repeating = undefined;
 	}
-	if (applied.length === 0) return;
+	// A delivery that only rolls back is kept too: a block it undid cannot be what a replay brings (plan.ts).
+	if (applied.length === 0 && delivery.event.rollback.length === 0) return;
 	const marks = (ctx.getWorkflowStaticData('node').gaps ?? {}) as CheckMarks;
 	const single = applied.length === 1 && delivery.event.rollback.length === 0 ? applied[0][0] : undefined;
-	const listed = [...(marks.replays ?? []), ...(marks.window?.replays ?? [])];
+	const listed = [...(marks.replays ?? []), ...(marks.windows ?? []).flatMap((window) => window.replays ?? [])];
 	const replays = single === undefined ? [] : listed.filter((replay) => replay.from <= single && single <= replay.to).map((replay) => replay.at);
 	const known = seen.taken.get(key);
 	const undone = delivery.event.rollback.map((block): [number, string] => [block.block_identifier.index, short(block.block_identifier.hash)]);
@@ -119,8 +125,8 @@ export function noteDelivery(ctx: IWebhookFunctions, delivery: Delivery): void {
 	if (seen.taken.size > MAX_ENTRIES) seen.taken.delete(seen.taken.keys().next().value as string);
 }
 
-/** The highest height a delivery applied. */
-export const topOf = (taken: Taken) => Math.max(...taken.a.map(([height]) => height));
+/** The highest height a delivery applied or rolled back. */
+export const topOf = (taken: Taken) => Math.max(...taken.a.map(([height]) => height), ...(taken.b ?? []).map(([height]) => height));
 
 /** One entry per distinct delivery, with every replay it came under. */
 export function union(records: Taken[][]): Taken[] {
@@ -165,7 +171,7 @@ export function keepReceived(ctx: IWebhookFunctions, floor: number, now = Date.n
 		records[INCARNATION] = { taken: [...seen.taken.values()], at: now, ...(seen.repeating && { repeating: seen.repeating }) };
 	}
 	data.received = records as unknown as IDataObject;
-	return { ...unionOf(records), by: INCARNATION };
+	return { ...unionOf(records), by: INCARNATION, ...(seen?.lastAt !== undefined && { quietMs: now - seen.lastAt }) };
 }
 
 /**
@@ -176,8 +182,12 @@ export function keepReceived(ctx: IWebhookFunctions, floor: number, now = Date.n
 export function localReceived(ctx: ITriggerFunctions): Received | undefined {
 	const seen = memory.get(nodeKey(ctx));
 	if (!seen) return undefined;
-	return unionOf({
-		...recordsIn(ctx.getWorkflowStaticData('node')),
-		[INCARNATION]: { taken: [...seen.taken.values()], at: Date.now(), ...(seen.repeating && { repeating: seen.repeating }) },
-	});
+	const now = Date.now();
+	return {
+		...unionOf({
+			...recordsIn(ctx.getWorkflowStaticData('node')),
+			[INCARNATION]: { taken: [...seen.taken.values()], at: now, ...(seen.repeating && { repeating: seen.repeating }) },
+		}),
+		...(seen.lastAt !== undefined && { quietMs: now - seen.lastAt }),
+	};
 }

@@ -34,7 +34,7 @@ import {
 	whyNotDelivering,
 } from './lifecycle';
 import { ifFree } from './turns';
-import { closeGaps, DEFAULT_CATCH_UP_LIMIT, type GapOutcome, gapMemory } from '../gaps/closeGaps';
+import { closeGaps, DEFAULT_CATCH_UP_LIMIT, type GapOutcome, gapMemory, hearReceived } from '../gaps/closeGaps';
 import { type AlertState, assess, DEFAULT_STALL_MINUTES, emptyAlerts, report } from './alerts';
 
 export const DEFAULT_HEALTH_CHECK_MINUTES = 5;
@@ -44,6 +44,13 @@ const STARTUP_DELAY_MS = { min: 5_000, max: 35_000 };
 const BUSY_RETRY_MS = 2_000;
 /** While heights are left to replay, the next check comes this soon (the transport keeps the pace within the rate limit). */
 const CATCH_UP_PAUSE_MS = 1_000;
+/**
+ * When a check finds the window it closed short of blocks (or a stopped hook brought back), the next comes after this
+ * long, or a third of the interval if shorter, rather than a whole interval: a block lost is then replayed about one
+ * interval after it was lost. Never twice in a row, so a stream that is always a little behind costs one check more an
+ * interval at the most.
+ */
+const SOON_MS = 15_000;
 
 export type HealthCheckOutcome =
 	/** Delivering, or expired on purpose: nothing done. */
@@ -61,6 +68,7 @@ export type HealthCheckOutcome =
 interface CheckSettings {
 	catchUpLimit: number;
 	stallMinutes: number;
+	intervalMs: number;
 }
 
 function checkSettings(ctx: ITriggerFunctions): CheckSettings {
@@ -68,7 +76,11 @@ function checkSettings(ctx: ITriggerFunctions): CheckSettings {
 		const value = ctx.getNodeParameter(`options.${name}`, fallback) as number;
 		return typeof value === 'number' && Number.isFinite(value) ? value : fallback;
 	};
-	return { catchUpLimit: option('catchUpLimit', DEFAULT_CATCH_UP_LIMIT), stallMinutes: option('stallMinutes', DEFAULT_STALL_MINUTES) };
+	return {
+		catchUpLimit: option('catchUpLimit', DEFAULT_CATCH_UP_LIMIT),
+		stallMinutes: option('stallMinutes', DEFAULT_STALL_MINUTES),
+		intervalMs: option('healthCheckMinutes', DEFAULT_HEALTH_CHECK_MINUTES) * 60_000,
+	};
 }
 
 /** What one check found and did to the hook, and the hook as it read it (for the gap step). */
@@ -87,8 +99,8 @@ export async function checkHookHealth(ctx: ITriggerFunctions, params = hookParam
 	return (await checkRepair(ctx, params)).outcome;
 }
 
-async function checkRepair(ctx: ITriggerFunctions, params: HookParameters): Promise<Checked> {
-	return (await ifFree(ctx, async () => await checkNow(ctx, params))) ?? { outcome: 'busy' };
+async function checkRepair(ctx: ITriggerFunctions, params: HookParameters, connection?: Connection): Promise<Checked> {
+	return (await ifFree(ctx, async () => await checkNow(ctx, params, connection))) ?? { outcome: 'busy' };
 }
 
 /**
@@ -101,7 +113,10 @@ export async function checkHookAndGaps(
 	params = hookParameters(ctx),
 	opts: { stillOpen?: () => boolean; settings?: CheckSettings } = {},
 ): Promise<{ outcome: HealthCheckOutcome; gaps?: GapOutcome }> {
-	const checked = await checkRepair(ctx, params);
+	const connection = await backgroundConnection(ctx);
+	// What n8n took, before the hook is read: the blocks counted were all evaluated before that read (gaps/plan.ts).
+	const heard = stored(ctx) ? await hearReceived(ctx, connection) : undefined;
+	const checked = await checkRepair(ctx, params, connection);
 	if (!checked.connection || !checked.hookId) return { outcome: checked.outcome };
 	const settings = opts.settings ?? checkSettings(ctx);
 	const memory = gapMemory(ctx);
@@ -114,6 +129,8 @@ export async function checkHookAndGaps(
 		stillOpen: opts.stillOpen ?? (() => true),
 		catchUpLimit: settings.catchUpLimit,
 		hold: before.incidents.deliveryFailing !== undefined,
+		heard,
+		intervalMs: settings.intervalMs,
 	});
 	// The incidents this check saw: the Error Workflow for each that began (hook/alerts.ts).
 	const status = (checked.read?.status ?? {}) as Record<string, unknown>;
@@ -133,8 +150,8 @@ export async function checkHookAndGaps(
 	return { outcome: checked.outcome, gaps };
 }
 
-async function checkNow(ctx: ITriggerFunctions, params: HookParameters): Promise<Checked> {
-	const connection = await backgroundConnection(ctx);
+async function checkNow(ctx: ITriggerFunctions, params: HookParameters, given?: Connection): Promise<Checked> {
+	const connection = given ?? (await backgroundConnection(ctx));
 	const known = stored(ctx) ?? (await foundByUrl(ctx, connection));
 	if (!known) return { outcome: 'nothing-to-check' };
 	let hook: Hook | undefined;
@@ -255,10 +272,13 @@ export function startHealthChecks(ctx: ITriggerFunctions): ITriggerResponse {
 	const startupDelay = stored(ctx) ? STARTUP_DELAY_MS.min + Math.random() * (STARTUP_DELAY_MS.max - STARTUP_DELAY_MS.min) : BUSY_RETRY_MS;
 	void (async () => {
 		await pause(Math.min(atStartup ? startupDelay : Infinity, spread(intervalMs)));
+		let soonBefore = false;
 		while (!state.closed) {
 			const checked = await checkOnce();
 			const catchingUp = checked?.gaps?.left ? Math.min(Math.max(CATCH_UP_PAUSE_MS, checked.gaps.waitMs ?? 0), intervalMs) : undefined;
-			const next = checked?.outcome === 'busy' ? BUSY_RETRY_MS : (catchingUp ?? spread(intervalMs));
+			const soon: number | undefined = checked?.gaps?.soon === true && !soonBefore ? Math.min(SOON_MS, intervalMs / 3) : undefined;
+			soonBefore = soon !== undefined;
+			const next = checked?.outcome === 'busy' ? BUSY_RETRY_MS : (catchingUp ?? soon ?? spread(intervalMs));
 			await pause(next);
 		}
 	})();

@@ -14,7 +14,7 @@
  */
 import fc from 'fast-check';
 
-import { emptyState, type GapState, planCheck, type Replay, takeHeights, type TakenDelivery } from '../../../nodes/StacksHooksTrigger/gaps/plan';
+import { emptyState, type GapState, LAG_CHECKS, planCheck, type Replay, takeHeights, type TakenDelivery } from '../../../nodes/StacksHooksTrigger/gaps/plan';
 import { propertyParameters, replayHint } from '../../support/properties';
 
 type Fault = 'none' | 'silentDrop' | 'lostAnswer' | 'outage' | 'disable' | 'delete' | 'reorg';
@@ -22,9 +22,14 @@ type Fault = 'none' | 'silentDrop' | 'lostAnswer' | 'outage' | 'disable' | 'dele
 interface Step {
 	match: boolean;
 	fault: Fault;
-	/** Steps the delivery takes to arrive. */
+	/** Steps the delivery takes to arrive (the network, a retry): fewer than IDLE_STEPS. */
 	delay: number;
+	/** Steps n8n takes to answer it (the workflow's run): the next delivery waits for the answer. */
+	cost?: number;
 }
+
+/** No delivery for this many steps and the plan is told the stream is idle (closeGaps.ts, IDLE_MS): more than any delay. */
+const IDLE_STEPS = 3;
 
 const FAULTS: Record<'all' | 'repeats' | 'reorgs', Fault[]> = {
 	all: ['none', 'none', 'none', 'none', 'none', 'none', 'none', 'none', 'silentDrop', 'lostAnswer', 'outage', 'disable', 'delete', 'reorg', 'reorg'],
@@ -65,6 +70,8 @@ class World {
 	/** What the static data holds of the check's state when a delivery comes. */
 	marks: GapState = emptyState();
 	replayed = 0;
+	/** The last check asked for the next one soon (healthCheck.ts: never twice in a row). */
+	soon = false;
 	readonly droppedReplays = new Set<number>();
 
 	block(height: number, match: boolean): Block {
@@ -78,10 +85,23 @@ class World {
 		if (block.match) this.occurrences++;
 	}
 
-	private send(delivery: Delivery, { fault, delay }: Step): void {
+	/** When the hook's stream is free again: the service sends a hook's deliveries one after another (emulator README, assumption 1). */
+	private streamFreeAt = 0;
+	/** When n8n last took a delivery. */
+	lastTakenAt = Number.NEGATIVE_INFINITY;
+	/** The longest a delivery waited in the stream behind others. */
+	maxLag = 0;
+
+	private send(delivery: Delivery, { fault, delay, cost = 0 }: Step): void {
 		if (fault === 'silentDrop') return;
-		this.inFlight.push({ at: this.now + delay, delivery });
-		if (fault === 'lostAnswer') this.inFlight.push({ at: this.now + delay + 1, delivery });
+		const at = Math.max(this.streamFreeAt, this.now + delay);
+		this.maxLag = Math.max(this.maxLag, at - this.now);
+		this.inFlight.push({ at, delivery });
+		this.streamFreeAt = at + cost;
+		if (fault === 'lostAnswer') {
+			this.inFlight.push({ at: this.streamFreeAt + 1, delivery });
+			this.streamFreeAt += 1 + cost;
+		}
 	}
 
 	mine(current: Step): void {
@@ -90,6 +110,7 @@ class World {
 		if (current.fault === 'outage' || current.fault === 'disable' || current.fault === 'delete') {
 			// Past the retries (or disabled, or deleted): what was queued is dropped, nothing is evaluated until the check.
 			this.inFlight = [];
+			this.streamFreeAt = this.now;
 			this.stopped = current.fault === 'outage' ? 'interrupted' : current.fault === 'disable' ? 'disabled' : 'deleted';
 		}
 		const tip = this.chain.at(-1);
@@ -114,18 +135,21 @@ class World {
 	arrive(): void {
 		const due = this.inFlight.filter(({ at }) => at <= this.now);
 		this.inFlight = this.inFlight.filter(({ at }) => at > this.now);
-		for (const { delivery } of due) this.take(delivery);
+		for (const { at, delivery } of due) {
+			this.lastTakenAt = Math.max(this.lastTakenAt, at);
+			this.take(delivery);
+		}
 	}
 
 	/** received.ts's noteDelivery, with the marks the static data holds now. */
 	private take(delivery: Delivery): void {
 		for (const block of delivery.apply) this.reached.add(block.hash);
-		if (delivery.apply.length === 0) return;
+		if (delivery.apply.length === 0 && delivery.rollback.length === 0) return;
 		const single = delivery.apply.length === 1 && delivery.rollback.length === 0 ? delivery.apply[0].height : undefined;
-		const listed = [...this.marks.replays, ...(this.marks.window?.replays ?? [])];
+		const listed = [...this.marks.replays, ...this.marks.windows.flatMap((window) => window.replays)];
 		const replays = single === undefined ? [] : listed.filter((replay) => replay.from <= single && single <= replay.to).map((replay) => replay.at);
 		const known = this.taken.get(delivery.key);
-		const taken: TakenDelivery = known ?? { a: delivery.apply.map((block) => [block.height, block.hash]) };
+		const taken: TakenDelivery = known ?? { a: delivery.apply.map((block) => [block.height, block.hash]), ...(delivery.rollback.length > 0 && { b: delivery.rollback.map((block): [number, string] => [block.height, block.hash]) }) };
 		if (replays.length > 0) taken.p = [...new Set([...(taken.p ?? []), ...replays])];
 		this.taken.set(delivery.key, taken);
 	}
@@ -151,8 +175,10 @@ class World {
 			evaluatedCount: read.count,
 			occurrences: read.occurrences,
 			taken: [...this.taken.values()],
+			idle: this.now - this.lastTakenAt >= IDLE_STEPS,
 		};
-		const { state: planned } = planCheck(state, observation);
+		const { state: planned, soon } = planCheck(state, observation);
+		this.soon = soon === true;
 		const { now: replayNow, left } = takeHeights(planned.pending, perCheck);
 		this.now++;
 		const replays: Replay[] = replayNow.map(([from, to]) => ({ from, to, at: this.now, evaluated: to - from + 1 }));
@@ -172,7 +198,8 @@ class World {
 					this.droppedReplays.add(height);
 					continue;
 				}
-				this.take({ key: `${this.hookId}||${block.hash}`, rollback: [], apply: [block] });
+				// Into the same stream, after what is queued.
+				this.send({ key: `${this.hookId}||${block.hash}`, rollback: [], apply: [block] }, { match: true, fault: 'none', delay: 0 });
 			}
 		}
 		return next;
@@ -182,10 +209,16 @@ class World {
 function run(steps: Step[], every: number, dropReplays: boolean): { world: World; state: GapState } {
 	const world = new World();
 	let state = emptyState();
+	let soonAt: number | undefined;
 	for (const [i, current] of steps.entries()) {
 		world.mine(current);
-		// The first check comes soon after activation (healthCheck.ts), then one every interval.
-		if (i === 0 || (i + 1) % every === 0) state = world.check(state, 1_000, dropReplays);
+		// The first check comes soon after activation (healthCheck.ts), then one every interval, and one a step after a
+		// check that asked for it (not after one that was itself soon).
+		if (i === 0 || (i + 1) % every === 0 || i === soonAt) {
+			const wasSoon = i === soonAt;
+			state = world.check(state, 1_000, dropReplays);
+			soonAt = world.soon && !wasSoon ? i + 1 : undefined;
+		}
 	}
 	// Quiet blocks (nothing matches, nothing fails) and checks until every plan is carried out.
 	for (let quiet = 1; quiet <= 12 * every; quiet++) {
@@ -227,6 +260,29 @@ describe('the gap plan, against a model of the service and n8n', () => {
 			}),
 			propertyParameters(300),
 		);
+	});
+
+	it("replays nothing while the stream runs behind n8n's pace (a backlog shorter than LAG_CHECKS intervals)", () => {
+		const behind = fc.integer({ min: 4, max: 12 }).chain((every) =>
+			fc.tuple(
+				fc.constant(every),
+				fc.array(fc.record({ match: fc.boolean(), fault: fc.constantFrom<Fault>('none', 'none', 'lostAnswer'), delay: fc.nat({ max: 2 }), cost: fc.nat({ max: IDLE_STEPS - 1 }) }), { minLength: 10, maxLength: 150 }),
+			),
+		);
+		let behindRuns = 0;
+		fc.assert(
+			fc.property(behind, ([every, steps]) => {
+				const { world } = run(steps, every, false);
+				// A backlog of more than LAG_CHECKS intervals is taken for a loss (replayed for nothing): not this property.
+				fc.pre(world.maxLag < (LAG_CHECKS - 1) * every);
+				if (world.maxLag > every) behindRuns++;
+				expect(world.replayed).toBe(0);
+				expect(missingOf(world)).toEqual([]);
+			}),
+			propertyParameters(300),
+		);
+		// The property must have seen streams more than one interval behind (where verifying one check later would replay).
+		expect(behindRuns).toBeGreaterThan(10);
 	});
 
 	it('replays the windows a reorganisation touched, once each, and nothing else', () => {
