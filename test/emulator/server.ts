@@ -295,6 +295,11 @@ export class Emulator {
 		this.tracked(delay(0).then(() => this.deliver(hook, block, 'apply', true)));
 	}
 
+	/** Evaluates a height the emulator holds no block of (below the tests' first): counted, matching nothing. */
+	evaluateEmpty(hook: HookRecord, height: number): void {
+		this.tracked(delay(0).then(() => recordEvaluation(hook, height, Date.now())));
+	}
+
 	private tracked<T>(task: Promise<T>): Promise<T> {
 		this.background.add(task);
 		void task.finally(() => this.background.delete(task)).catch(() => undefined);
