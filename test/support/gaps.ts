@@ -44,6 +44,11 @@ export interface GapResult {
 	faults: { outageSteps: number; outageMs: number; interruptions: number; disabledMs: number; silentDrops: number };
 	/** Blocks the trigger reported undone without their rollback (hash prefixes). */
 	undone: string[];
+	/**
+	 * Blocks n8n took in the seconds before it was killed, after its last check had heard what it took: their notes died
+	 * with the process (README, Nothing missed), so if a reorganisation undid them while n8n was down, nothing can tell.
+	 */
+	unknowable: string[];
 	/** From the last fault to the ledger equal to the chain. */
 	settledAfterMs: number;
 	/** The ledger hook's deliveries: what the stream cost, and the replays the trigger asked for. */
@@ -66,6 +71,18 @@ export function settledLedger(rows: LedgerRow[], expected: LedgerRow[], undone: 
 /** The block hashes (first 16 hex digits) the trigger reported undone without their rollback, read from n8n's log. */
 export function undoneInLog(logs: string): string[] {
 	return [...logs.matchAll(/0x([0-9a-f]{16})… at height \d+/g)].map((match) => match[1]);
+}
+
+/**
+ * The blocks the ledger hook's deliveries applied that n8n accepted from 5 s before its last check read the hook (the
+ * check hears what n8n took just before that read) until it was killed: hash prefixes as the trigger reports them.
+ */
+function takenJustBefore(emu: Emulator, hookUuid: string, killedAt: number): string[] {
+	const reads = emu.requests.filter((request) => request.method === 'GET' && request.path.endsWith(`/me/${hookUuid}`) && request.at <= killedAt);
+	const since = (reads.at(-1)?.at ?? 0) - 5_000;
+	return emu.deliveries
+		.filter((report) => report.hookUuid === hookUuid && report.status === 200 && report.at >= since && report.at <= killedAt)
+		.flatMap((report) => report.payload.event.apply.map((block) => block.block_identifier.hash.replace(/^0x/, '').slice(0, 16)));
 }
 
 /** A small seeded generator (mulberry32), for where the faults fall. */
@@ -122,14 +139,18 @@ export async function runGapSequence(
 	const hookNow = () => emu.hooks().find((hook) => hook.definition.name === 'Ledger');
 
 	let lastFault = 0;
+	const unknowable: string[] = [];
+	const excused = () => [...opts.undoneReported(), ...unknowable];
 	let downSince: number | undefined;
 	let disabledSince: number | undefined;
 	const stream = new ScriptStream(emu);
 	for (const [index, step] of script.steps.entries()) {
 		if (index === outageAt) {
 			await stream.sent();
+			const killedAt = Date.now();
 			await opts.faults.down();
 			downSince = Date.now();
+			unknowable.push(...takenJustBefore(emu, ledgerHook(), killedAt));
 		}
 		if (downSince !== undefined && index === outageAt + outageSteps) {
 			// Longer than the service's retries: the stream gives up and interrupts the hook.
@@ -165,7 +186,7 @@ export async function runGapSequence(
 	lastFault = Math.max(lastFault, ...silent.map((report) => report.at));
 	// Not thrown on: the caller compares the ledger with the chain and says which rows differ.
 	const equal = await within(
-		async () => settledLedger(await ledgerRows(postgres, heightsOfTag(opts.tag)), script.expectedRows, opts.undoneReported()),
+		async () => settledLedger(await ledgerRows(postgres, heightsOfTag(opts.tag)), script.expectedRows, excused()),
 		Math.max(1000, opts.limitMs - (Date.now() - lastFault)),
 	);
 	const settledAfterMs = equal ? Date.now() - lastFault : Number.POSITIVE_INFINITY;
@@ -175,6 +196,7 @@ export async function runGapSequence(
 		rows: await ledgerRows(postgres, heightsOfTag(opts.tag)),
 		faults,
 		undone: opts.undoneReported(),
+		unknowable,
 		settledAfterMs,
 		deliveries: reports.length,
 		evaluations: emu.requests.slice(firstRequest).filter((request) => request.path.endsWith('/evaluate')).length,
@@ -188,7 +210,8 @@ export function describeGapResult(label: string, result: GapResult, seed: number
 		`${label}: seed ${seed} (replay: GAPS_SEED=${seed}); ${result.script.steps.length} steps, ${counts.blocks} blocks, ${counts.reorgs} reorganisations (${counts.flipFlops} flip-flops), ` +
 		`${counts.lostAnswers} answers lost; n8n down ${(faults.outageMs / 1000).toFixed(1)} s over ${faults.outageSteps} steps (${faults.interruptions} interruption), ` +
 		`hook disabled ${(faults.disabledMs / 1000).toFixed(1)} s, ${faults.silentDrops} deliveries dropped without a word; ledger ${result.rows.length} rows (chain ${counts.transfers}), ` +
-		`equal to the chain ${(result.settledAfterMs / 1000).toFixed(1)} s after the last fault (but for ${result.undone.length} block(s) reported undone without their rollback); ` +
+		`equal to the chain ${(result.settledAfterMs / 1000).toFixed(1)} s after the last fault (but for ${result.undone.length} block(s) reported undone without their rollback, ` +
+		`${result.unknowable.length} taken just before the kill, which no process could note); ` +
 		`${result.deliveries} deliveries to the ledger hook, ${result.evaluations} replayed heights`
 	);
 }

@@ -68,9 +68,9 @@ export interface RecordSetup {
 	postgres: Postgres;
 	receiver: Receiver;
 	stacksCredential: { id: string; name: string };
-	/** Workflow ids of the two recipes, and their hooks at the emulator. */
+	/** Workflow ids of the two recipes, and their hooks at the emulator (the ledger's alone with `ledgerOnly`). */
 	ledger: { workflowId: string; hookUuid: string };
-	notify: { workflowId: string; hookUuid: string };
+	notify?: { workflowId: string; hookUuid: string };
 }
 
 /** The recipes with this n8n's credentials and the receiver's address, as a user sets them up; `triggerOptions` set on both triggers' Options. */
@@ -106,6 +106,7 @@ export async function setUpRecipes(
 	postgres: Postgres,
 	stacksCredential: { id: string; name: string },
 	triggerOptions: Record<string, unknown> = {},
+	opts: { ledgerOnly?: boolean } = {},
 ): Promise<RecordSetup> {
 	if (postgres.database !== LEDGER_DATABASE) await postgres.query(`CREATE DATABASE ${LEDGER_DATABASE}`);
 	await postgres.query(CREATE_TABLE, LEDGER_DATABASE);
@@ -117,7 +118,7 @@ export async function setUpRecipes(
 	const receiver = await startReceiver();
 	const { ledger, notify } = recipes(stacksCredential, { id: pgCredential.id, name: pgCredential.name }, receiver.url, triggerOptions);
 	const ids: string[] = [];
-	for (const workflow of [ledger, notify, backfillWorkflow(stacksCredential)]) {
+	for (const workflow of opts.ledgerOnly ? [ledger] : [ledger, notify, backfillWorkflow(stacksCredential)]) {
 		const { id } = await n8n.api.createWorkflow(workflow);
 		await n8n.api.activate(id);
 		ids.push(id);
@@ -130,7 +131,7 @@ export async function setUpRecipes(
 		receiver,
 		stacksCredential,
 		ledger: { workflowId: ids[0], hookUuid: hookOf('Ledger') },
-		notify: { workflowId: ids[1], hookUuid: hookOf('Notify once') },
+		...(!opts.ledgerOnly && { notify: { workflowId: ids[1], hookUuid: hookOf('Notify once') } }),
 	};
 }
 
@@ -188,7 +189,7 @@ function backfillWorkflow(stacks: { id: string; name: string }): WorkflowJson {
 export async function backfill(setup: RecordSetup, from: number, to: number): Promise<unknown> {
 	const answer = await setup.n8n.request(`${setup.n8n.webhookBaseUrl}webhook/${BACKFILL_PATH}`, {
 		method: 'POST',
-		body: { from, to, ledger: setup.ledger.hookUuid, notify: setup.notify.hookUuid },
+		body: { from, to, ledger: setup.ledger.hookUuid, notify: setup.notify!.hookUuid },
 		timeoutMs: 180_000,
 	});
 	if (answer.status !== 200) throw new Error(`the Backfill workflow answered ${answer.status}: ${answer.text.slice(0, 3000)}`);
@@ -269,7 +270,7 @@ export async function runSequence(setup: RecordSetup, opts: SequenceOptions): Pr
 	const from = startHeight + Math.floor(script.canonical.length / 3);
 	const to = from + 24;
 	const replayed = await backfill(setup, from, to);
-	expect(replayed).toEqual({ uuid: setup.notify.hookUuid, fromHeight: from, toHeight: to, replayed: to - from + 1 });
+	expect(replayed).toEqual({ uuid: setup.notify!.hookUuid, fromHeight: from, toHeight: to, replayed: to - from + 1 });
 	await emu.settled();
 	// The backfill's deliveries are answered once their executions finished (in order) or were queued.
 	await sleep(2000);
@@ -283,7 +284,7 @@ export async function runSequence(setup: RecordSetup, opts: SequenceOptions): Pr
 		messages: receiver.messages.filter((message) => message.eventId.startsWith(`0x${opts.tag.toString(16).padStart(8, '0')}`)),
 		attempts: {
 			ledger: of(setup.ledger.hookUuid).length,
-			notify: of(setup.notify.hookUuid).length,
+			notify: of(setup.notify!.hookUuid).length,
 			failed: reports.filter((report) => report.error !== undefined).length,
 			lost: reports.filter((report) => report.answerLost === true).length,
 			timedOut: reports.filter((report) => report.error?.startsWith(NO_ANSWER) === true).length,

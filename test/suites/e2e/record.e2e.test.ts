@@ -102,7 +102,7 @@ describe('Respond: When the Workflow Finishes (regular mode)', () => {
 			});
 			console.log(describeResult('in order, regular mode', result, seed));
 			expectLedgerEqualsChain(result);
-			const { lostToTheCrash } = expectNotifiedOnce(result, emu, setup.notify.hookUuid, true);
+			const { lostToTheCrash } = expectNotifiedOnce(result, emu, setup.notify!.hookUuid, true);
 			if (lostToTheCrash) console.log(`  ${lostToTheCrash} messages of the delivery the SIGKILL cut short were not sent (at most once)`);
 			// The SIGKILL cut deliveries short, and the service sent them again.
 			expect(result.attempts.failed).toBeGreaterThan(0);

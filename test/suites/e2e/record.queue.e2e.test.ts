@@ -52,7 +52,7 @@ describe('Respond: When the Workflow Finishes (queue mode, two workers)', () => 
 			});
 			console.log(describeResult('in order, queue mode', result, seed));
 			expectLedgerEqualsChain(result);
-			expectNotifiedOnce(result, stack.emu, setup.notify.hookUuid, false);
+			expectNotifiedOnce(result, stack.emu, setup.notify!.hookUuid, false);
 			// n8n answered every delivery that reached a live webhook process (the setting above).
 			expect(result.attempts.timedOut).toBe(0);
 			// The executions ran on both workers.
