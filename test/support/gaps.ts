@@ -74,12 +74,12 @@ export function undoneInLog(logs: string): string[] {
 }
 
 /**
- * The blocks the ledger hook's deliveries applied that n8n accepted from 5 s before its last check read the hook (the
+ * The blocks the ledger hook's deliveries applied that n8n accepted from 2 s before its last check read the hook (the
  * check hears what n8n took just before that read) until it was killed: hash prefixes as the trigger reports them.
  */
 function takenJustBefore(emu: Emulator, hookUuid: string, killedAt: number): string[] {
 	const reads = emu.requests.filter((request) => request.method === 'GET' && request.path.endsWith(`/me/${hookUuid}`) && request.at <= killedAt);
-	const since = (reads.at(-1)?.at ?? 0) - 5_000;
+	const since = (reads.at(-1)?.at ?? 0) - 2_000;
 	return emu.deliveries
 		.filter((report) => report.hookUuid === hookUuid && report.status === 200 && report.at >= since && report.at <= killedAt)
 		.flatMap((report) => report.payload.event.apply.map((block) => block.block_identifier.hash.replace(/^0x/, '').slice(0, 16)));
