@@ -19,7 +19,7 @@ import { pacerFor } from '../../shared/transport/pacing';
 import { logHealed, stored } from '../hook/lifecycle';
 import { nodeKey } from '../nodeKey';
 import { callOwnWebhook, keptGapState } from './ownWebhook';
-import { addRange, emptyState, type Finding, type GapState, planCheck, type Range, rangeSize, REORG_MARGIN, type Replay, takeHeights } from './plan';
+import { addRange, emptyState, type Finding, type GapState, isShort, LAG_CHECKS, planCheck, type Range, rangeSize, REORG_MARGIN, type Replay, takeHeights } from './plan';
 import { localReceived, type Received } from './received';
 
 /** Heights replayed in one check; more wait for the next, which comes soon. */
@@ -210,6 +210,7 @@ export async function closeGaps(ctx: ITriggerFunctions, connection: Connection, 
 		occurrences: numberOr(status.occurrence_count, 0) ?? 0,
 		taken: received?.taken,
 		idle: (received?.quietMs ?? Number.POSITIVE_INFINITY) >= Math.min(IDLE_MS, check.intervalMs / 2),
+		patienceMs: LAG_CHECKS * check.intervalMs,
 	});
 	for (const finding of found) {
 		const said = describe(finding);
@@ -230,7 +231,12 @@ export async function closeGaps(ctx: ITriggerFunctions, connection: Connection, 
 	kept.state = state;
 	// Kept, and the replays listed, before replaying: a delivery they bring is then known for one (received.ts), and a
 	// restart of n8n meanwhile replays again rather than forgets.
-	if (!blind) await exchange(ctx, connection, kept);
+	const after = blind ? undefined : await exchange(ctx, connection, kept);
+	// A window short when the hook was read may have had its last delivery on the way: asked again a moment later (this
+	// call costs the service nothing), a block that came meanwhile spares the early check. Only the timing of the next
+	// check depends on it; the window is judged later, on what was heard before a read.
+	const closing = state.windows.find((window) => window.closedAt === check.readAt);
+	const soonNow = soon === true && !(closing && after?.received && !isShort(closing, after.received.taken));
 
 	let replayed = 0;
 	let replayError: string | undefined;
@@ -259,7 +265,7 @@ export async function closeGaps(ctx: ITriggerFunctions, connection: Connection, 
 		// rate-limit window has room again if it had none.
 		left: Math.max(0, rangeSize(state.pending) - rangeSize(waiting)),
 		...(spare.requests < REPLAY_PER_CHECK && { waitMs: spare.resetInMs }),
-		...(soon && { soon }),
+		...(soonNow && { soon: true }),
 		...(over && { overLimit: over }),
 		...(blind && { blind }),
 		...(replayError && { replayError }),

@@ -14,7 +14,7 @@
  *   but delivers nothing): each interval between two checks is a *window*: the heights the service
  *   evaluated in it, and the matches it counted. Once every delivery of the window must have come (the
  *   service sends a hook's deliveries one after another, so once n8n took one evaluated after the
- *   window, or the stream has gone idle, or after LAG_CHECKS checks at the most: a stream behind
+ *   window, or the stream has gone idle, or LAG_CHECKS check intervals at the most: a stream behind
  *   n8n's pace is not taken for a lost one), the blocks n8n took at those heights (one per block
  *   applied by each distinct delivery: a delivery sent again is the same delivery) are held against
  *   those matches, less the matches of the check's own replays in the window. Fewer taken than
@@ -43,7 +43,7 @@
 
 /** Heights a reorganisation may have undone below the last height known complete, when a stopped hook is replayed from there. */
 export const REORG_MARGIN = 10;
-/** Checks a window waits for the hook's stream to reach past it, before its count is trusted anyway. */
+/** Check intervals a window waits for the hook's stream to reach past it, before its count is trusted anyway. */
 export const LAG_CHECKS = 3;
 /** A hook seen for the first time with at most this many blocks evaluated is verified from its first block. */
 export const FIRST_WINDOW_MAX = 1_000;
@@ -75,9 +75,8 @@ export interface Window {
 	reevaluated: number;
 	/** When it closed (the check's clock). */
 	closedAt: number;
-	/** Since it closed: blocks evaluated again (they may land on its heights), and checks waited for its deliveries. */
+	/** Since it closed: blocks evaluated again (they may land on its heights). */
 	later: number;
-	waited: number;
 }
 
 /** What the check keeps between checks (in the static data, through the trigger's webhook). */
@@ -127,6 +126,8 @@ export interface Observation {
 	taken?: TakenDelivery[];
 	/** No delivery reached n8n for a while (received.ts): the hook's stream is not behind, whatever it still had to send has come or is lost. */
 	idle: boolean;
+	/** How long a window waits for its deliveries at the most (LAG_CHECKS check intervals), on the check's clock. */
+	patienceMs: number;
 }
 
 export type Finding =
@@ -282,6 +283,11 @@ function firstCheckStart(seen: Observation): number | undefined {
 	return atLeastZero(seen.evaluatedHeight - seen.evaluatedCount);
 }
 
+/** Whether fewer blocks than the window matched have reached n8n so far. */
+export function isShort(window: Window, taken: TakenDelivery[]): boolean {
+	return takenIn(taken, window) < window.matched - replayMatches(taken, window.replays);
+}
+
 export function planCheck(before: GapState, seen: Observation): Plan {
 	const state: GapState = { ...before, replays: [...before.replays], pending: [...before.pending], windows: [...(before.windows ?? [])] };
 	const found: Finding[] = [];
@@ -368,8 +374,8 @@ export function planCheck(before: GapState, seen: Observation): Plan {
 		// The service sends a hook's deliveries one after another: the window's have all come (or are lost) once n8n took
 		// one evaluated after it closed (a block above it, or one of a later replay), or once the stream went idle.
 		const passed = (takenNow ?? Number.NEGATIVE_INFINITY) > window.to || taken.some((delivery) => delivery.p?.some((at) => at > window.closedAt));
-		if (!passed && !seen.idle && window.waited < LAG_CHECKS) {
-			state.windows.push({ ...window, waited: window.waited + 1 });
+		if (!passed && !seen.idle && seen.now - window.closedAt < seen.patienceMs) {
+			state.windows.push(window);
 			continue;
 		}
 		const replayed = replayMatches(taken, window.replays);
@@ -385,7 +391,9 @@ export function planCheck(before: GapState, seen: Observation): Plan {
 			add({ kind: 'missing', range, matched, arrived });
 			// A replayed delivery can be dropped too: the replayed heights that brought nothing are replayed again.
 			for (const again of unanswered(taken, window.replays)) state.pending = addRange(state.pending, again);
-			state.dry = arrived === 0 && replayed === 0 ? (state.dry ?? 0) + 1 : 0;
+			// Judged because it waited long enough, not because the stream moved on or went quiet: a stream far behind is not a
+			// hook that delivers nothing, so it neither counts nor breaks the run.
+			if (passed || seen.idle) state.dry = arrived === 0 && replayed === 0 ? (state.dry ?? 0) + 1 : 0;
 			if (state.dry === DRY_WINDOWS) found.push({ kind: 'dry', windows: DRY_WINDOWS, matched });
 		} else {
 			state.dry = 0;
@@ -409,10 +417,9 @@ export function planCheck(before: GapState, seen: Observation): Plan {
 			reevaluated: reevaluated < 0 && replaysSince.length > 0 ? REORG_MARGIN : reevaluated,
 			closedAt: seen.now,
 			later: 0,
-			waited: 0,
 		};
 		state.windows.push(closing);
-		soon = takenIn(taken, closing) < closing.matched - replayMatches(taken, closing.replays);
+		soon = isShort(closing, taken);
 	} else state.windows = [];
 	state.previous = { occurrences: seen.occurrences, evaluated: seen.evaluatedCount, height, at: seen.now };
 	state.takenBefore = takenNow;

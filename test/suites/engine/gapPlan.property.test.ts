@@ -53,6 +53,9 @@ interface Delivery {
 
 /** The service, and n8n's receiving side as received.ts keeps it. */
 class World {
+	/** Steps between two checks. */
+	constructor(private readonly every: number) {}
+
 	now = 0;
 	chain: Block[] = [];
 	forks = 0;
@@ -176,6 +179,8 @@ class World {
 			occurrences: read.occurrences,
 			taken: [...this.taken.values()],
 			idle: this.now - this.lastTakenAt >= IDLE_STEPS,
+			// The model's clock moves a step for each block and two for each check.
+			patienceMs: LAG_CHECKS * (this.every + 2),
 		};
 		const { state: planned, soon } = planCheck(state, observation);
 		this.soon = soon === true;
@@ -207,7 +212,7 @@ class World {
 }
 
 function run(steps: Step[], every: number, dropReplays: boolean): { world: World; state: GapState } {
-	const world = new World();
+	const world = new World(every);
 	let state = emptyState();
 	let soonAt: number | undefined;
 	for (const [i, current] of steps.entries()) {
