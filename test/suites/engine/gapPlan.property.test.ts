@@ -193,10 +193,12 @@ class World {
 			for (let height = from; height <= to; height++) {
 				this.replayed++;
 				const block = this.chain[height - 1];
-				if (!block) continue;
+				// Every height up to the tip has a block on the real chain (the model's start at 1 leaves out the genesis
+				// block at 0), which the service evaluates and counts; above the tip it evaluates nothing.
+				if (height > this.chain.length) continue;
 				this.evaluated = height;
 				this.evaluatedCount++;
-				if (!block.match) continue;
+				if (!block?.match) continue;
 				this.occurrences++;
 				// A replayed delivery can be dropped too (the first replay of some heights): the plan must see it did not arrive.
 				if (dropReplays && height % 7 === 0 && !this.droppedReplays.has(height)) {
