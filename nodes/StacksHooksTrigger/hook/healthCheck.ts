@@ -79,7 +79,8 @@ function checkSettings(ctx: ITriggerFunctions): CheckSettings {
 	return {
 		catchUpLimit: option('catchUpLimit', DEFAULT_CATCH_UP_LIMIT),
 		stallMinutes: option('stallMinutes', DEFAULT_STALL_MINUTES),
-		intervalMs: option('healthCheckMinutes', DEFAULT_HEALTH_CHECK_MINUTES) * 60_000,
+		// As given: a value that is not a positive number turns the checks off (startHealthChecks).
+		intervalMs: (ctx.getNodeParameter('options.healthCheckMinutes', DEFAULT_HEALTH_CHECK_MINUTES) as number) * 60_000,
 	};
 }
 
@@ -236,11 +237,11 @@ const CLOSE_POLL_MS = 1_000;
  * the same second.
  */
 export function startHealthChecks(ctx: ITriggerFunctions): ITriggerResponse {
-	const minutes = ctx.getNodeParameter('options.healthCheckMinutes', DEFAULT_HEALTH_CHECK_MINUTES) as number;
-	if (!(minutes > 0)) return {};
-	const intervalMs = minutes * 60_000;
-	const params = hookParameters(ctx);
 	const settings = checkSettings(ctx);
+	const { intervalMs } = settings;
+	if (!(intervalMs > 0)) return {};
+	const minutes = intervalMs / 60_000;
+	const params = hookParameters(ctx);
 	const state: LoopState = { closed: false, failing: false };
 
 	const pause = async (ms: number): Promise<void> => {
