@@ -364,13 +364,15 @@ export function planCheck(before: GapState, seen: Observation): Plan {
 	const previous = state.previous ?? (start === undefined ? undefined : { occurrences: 0, evaluated: 0, height: start, at: seen.now });
 	// Evaluations beyond the new heights and the check's own replays: blocks evaluated again.
 	const reevaluated = previous ? seen.evaluatedCount - previous.evaluated - (height - previous.height) - replaysSince.reduce((sum, replay) => sum + replay.evaluated, 0) : 0;
+	// Fewer evaluations counted than the check's replays asked for (a height the service had no block of): how many
+	// blocks were evaluated again is unknown.
+	const unknown = reevaluated < 0 && replaysSince.length > 0;
 
 	const open = state.windows;
 	state.windows = [];
 	for (const waiting of open) {
-		// Replays the service counted fewer evaluations of than were asked (a height it had no block of) make the count of
-		// blocks evaluated again unknown: taken as some.
-		const window: Window = { ...waiting, later: waiting.later + (reevaluated < 0 && replaysSince.length > 0 ? 1 : Math.max(0, reevaluated)) };
+		// An unknown count of blocks evaluated again is taken as some.
+		const window: Window = { ...waiting, later: waiting.later + (unknown ? 1 : Math.max(0, reevaluated)) };
 		// The service sends a hook's deliveries one after another: the window's have all come (or are lost) once n8n took
 		// one evaluated after it closed (a block above it, or one of a later replay), or once the stream went idle.
 		const passed = (takenNow ?? Number.NEGATIVE_INFINITY) > window.to || taken.some((delivery) => delivery.p?.some((at) => at > window.closedAt));
@@ -413,8 +415,8 @@ export function planCheck(before: GapState, seen: Observation): Plan {
 			to: height,
 			matched: seen.occurrences - previous.occurrences,
 			replays: replaysSince,
-			// Unknown when the service counted fewer evaluations of the replays than were asked: the reorganisation margin.
-			reevaluated: reevaluated < 0 && replaysSince.length > 0 ? REORG_MARGIN : reevaluated,
+			// Unknown: the reorganisation margin.
+			reevaluated: unknown ? REORG_MARGIN : reevaluated,
 			closedAt: seen.now,
 			later: 0,
 		};
