@@ -144,9 +144,7 @@ async function exchange(ctx: ITriggerFunctions, connection: Connection, kept: Ma
 		if (heard.has(next.received.by)) break;
 		heard.add(next.received.by);
 	}
-	const received = last.received && { ...last.received, quietMs };
-	if (received && quietMs === undefined) delete received.quietMs;
-	return { ...last, ...(received && { received }) };
+	return last.received && quietMs !== undefined ? { ...last, received: { ...last.received, quietMs } } : last;
 }
 
 async function exchangeOnce(ctx: ITriggerFunctions, connection: Connection, kept: MainMemory): Promise<Heard> {
