@@ -68,6 +68,13 @@ export class Store {
 		return [...this.blocks.values()].find((block) => block.block_identifier.hash === ref.index_block_hash);
 	}
 
+	/** The highest height the store holds a block of; -1 when it holds none. */
+	tipHeight(): number {
+		let tip = -1;
+		for (const height of this.blocks.keys()) tip = Math.max(tip, height);
+		return tip;
+	}
+
 	blockHeights(): number[] {
 		return [...this.blocks.keys()].sort((a, b) => a - b);
 	}
