@@ -209,6 +209,7 @@ export async function closeGaps(ctx: ITriggerFunctions, connection: Connection, 
 		taken: received?.taken,
 		idle: (received?.quietMs ?? Number.POSITIVE_INFINITY) >= Math.min(IDLE_MS, check.intervalMs / 2),
 		patienceMs: LAG_CHECKS * check.intervalMs,
+		...(received?.quietMs !== undefined && { quietMs: received.quietMs }),
 	});
 	for (const finding of found) {
 		const said = describe(finding);

@@ -47,8 +47,8 @@ export const REORG_MARGIN = 10;
 export const LAG_CHECKS = 3;
 /** A hook seen for the first time with at most this many blocks evaluated is verified from its first block. */
 export const FIRST_WINDOW_MAX = 1_000;
-/** Windows in a row that matched blocks of which nothing arrived, not even replayed ones: the hook is reported as not delivering. */
-export const DRY_WINDOWS = 3;
+/** Checks in a row that verified matched blocks of which nothing arrived, and between which n8n took nothing of the hook at all: it is reported as not delivering. */
+export const DRY_CHECKS = 3;
 
 /** [from, to], both included, from ≤ to. */
 export type Range = [number, number];
@@ -92,7 +92,7 @@ export interface GapState {
 	stopped?: { from: number; at: number };
 	/** Heights to replay, ascending, not overlapping. */
 	pending: Range[];
-	/** Windows in a row that matched blocks of which nothing arrived. */
+	/** Checks in a row that verified matched blocks of which nothing arrived, with nothing taken between them (DRY_CHECKS). */
 	dry?: number;
 	/** The highest height of a block n8n had taken at the check before (evaluated before this check's read). */
 	takenBefore?: number;
@@ -128,6 +128,8 @@ export interface Observation {
 	idle: boolean;
 	/** How long a window waits for its deliveries at the most (LAG_CHECKS check intervals), on the check's clock. */
 	patienceMs: number;
+	/** How long since n8n last took a delivery of the hook (received.ts); undefined when no process took one since it started. */
+	quietMs?: number;
 }
 
 export type Finding =
@@ -135,8 +137,8 @@ export type Finding =
 	| { kind: 'missing'; range: Range; matched: number; arrived: number }
 	/** A window with matches in which, or in the one after, the service evaluated blocks again (a reorganisation, a Backfill by hand): its count cannot be trusted, so it is replayed. */
 	| { kind: 'reevaluated'; range: Range; matched: number }
-	/** DRY_WINDOWS windows in a row matched blocks and nothing arrived, replays included: the hook evaluates but does not deliver. */
-	| { kind: 'dry'; windows: number; matched: number }
+	/** DRY_CHECKS checks in a row verified matched blocks and nothing of the hook arrived, replays included: it evaluates but does not deliver. */
+	| { kind: 'dry'; checks: number; matched: number }
 	/**
 	 * Blocks n8n took that a replay of their height no longer brings, and whose rollback n8n never took: undone by a
 	 * reorganisation while the service was not delivering (it drops what it had queued, the rollback included), and a
@@ -370,6 +372,10 @@ export function planCheck(before: GapState, seen: Observation): Plan {
 
 	const open = state.windows;
 	state.windows = [];
+	// Whether the windows judged now say the hook delivers nothing: false once one of them got what it matched (or some
+	// of it), undefined while none with matches was judged by the stream (rather than by waiting).
+	let dryNow: boolean | undefined;
+	let dryMatched = 0;
 	for (const waiting of open) {
 		// An unknown count of blocks evaluated again is taken as some.
 		const window: Window = { ...waiting, later: waiting.later + (unknown ? 1 : Math.max(0, reevaluated)) };
@@ -395,10 +401,12 @@ export function planCheck(before: GapState, seen: Observation): Plan {
 			for (const again of unanswered(taken, window.replays)) state.pending = addRange(state.pending, again);
 			// Judged because it waited long enough, not because the stream moved on or went quiet: a stream far behind is not a
 			// hook that delivers nothing, so it neither counts nor breaks the run.
-			if (passed || seen.idle) state.dry = arrived === 0 && replayed === 0 ? (state.dry ?? 0) + 1 : 0;
-			if (state.dry === DRY_WINDOWS) found.push({ kind: 'dry', windows: DRY_WINDOWS, matched });
+			if (passed || seen.idle) {
+				dryNow = (dryNow ?? true) && arrived === 0 && replayed === 0;
+				dryMatched += matched;
+			}
 		} else {
-			state.dry = 0;
+			if (matched > 0) dryNow = false;
 			// Blocks evaluated again since the window closed may have landed on its heights: a count that adds up proves
 			// nothing then. (Reorganisations are rare on Stacks; this is most of what a reorganisation costs.)
 			if (matched > 0 && window.later > 0) {
@@ -407,6 +415,13 @@ export function planCheck(before: GapState, seen: Observation): Plan {
 				for (const again of unanswered(taken, window.replays)) state.pending = addRange(state.pending, again);
 			}
 		}
+	}
+	if (dryNow !== undefined) {
+		// Counted once a check, and only while n8n took nothing of the hook since the check before: a stream that
+		// delivers, however late (n8n under load), is not one that delivers nothing.
+		const silent = seen.quietMs === undefined || (state.previous !== undefined && seen.now - seen.quietMs <= state.previous.at);
+		state.dry = dryNow && silent ? (state.dry ?? 0) + 1 : 0;
+		if (state.dry === DRY_CHECKS) found.push({ kind: 'dry', checks: DRY_CHECKS, matched: dryMatched });
 	}
 	let soon = false;
 	if (previous && seen.occurrences >= previous.occurrences) {

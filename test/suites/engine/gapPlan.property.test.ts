@@ -14,7 +14,7 @@
  */
 import fc from 'fast-check';
 
-import { emptyState, type GapState, LAG_CHECKS, planCheck, type Replay, takeHeights, type TakenDelivery } from '../../../nodes/StacksHooksTrigger/gaps/plan';
+import { DRY_CHECKS, emptyState, type GapState, LAG_CHECKS, planCheck, type Replay, takeHeights, type TakenDelivery } from '../../../nodes/StacksHooksTrigger/gaps/plan';
 import { propertyParameters, replayHint } from '../../support/properties';
 
 type Fault = 'none' | 'silentDrop' | 'lostAnswer' | 'outage' | 'disable' | 'delete' | 'reorg';
@@ -76,6 +76,11 @@ class World {
 	/** The last check asked for the next one soon (healthCheck.ts: never twice in a row). */
 	soon = false;
 	readonly droppedReplays = new Set<number>();
+	/** The service drops every delivery of the hook from now on, replayed ones too, without a word. */
+	blackhole = false;
+	/** Checks so far, and what each said that the alerts tell (plan.ts's dry finding). */
+	checks = 0;
+	readonly dry: number[] = [];
 
 	block(height: number, match: boolean): Block {
 		return { height, hash: `b${height}.${++this.forks}`, match };
@@ -96,7 +101,7 @@ class World {
 	maxLag = 0;
 
 	private send(delivery: Delivery, { fault, delay, cost = 0 }: Step): void {
-		if (fault === 'silentDrop') return;
+		if (fault === 'silentDrop' || this.blackhole) return;
 		const at = Math.max(this.streamFreeAt, this.now + delay);
 		this.maxLag = Math.max(this.maxLag, at - this.now);
 		this.inFlight.push({ at, delivery });
@@ -181,8 +186,11 @@ class World {
 			idle: this.now - this.lastTakenAt >= IDLE_STEPS,
 			// The model's clock moves a step for each block and two for each check.
 			patienceMs: LAG_CHECKS * (this.every + 2),
+			...(Number.isFinite(this.lastTakenAt) && { quietMs: this.now - this.lastTakenAt }),
 		};
-		const { state: planned, soon } = planCheck(state, observation);
+		const { state: planned, soon, found } = planCheck(state, observation);
+		this.checks++;
+		if (found.some((finding) => finding.kind === 'dry')) this.dry.push(this.checks);
 		this.soon = soon === true;
 		const { now: replayNow, left } = takeHeights(planned.pending, perCheck);
 		this.now++;
@@ -264,6 +272,7 @@ describe('the gap plan, against a model of the service and n8n', () => {
 				const { world } = run(steps, every, false);
 				expect(world.replayed).toBe(0);
 				expect(missingOf(world)).toEqual([]);
+				expect(world.dry).toEqual([]);
 			}),
 			propertyParameters(300),
 		);
@@ -285,11 +294,56 @@ describe('the gap plan, against a model of the service and n8n', () => {
 				if (world.maxLag > every) behindRuns++;
 				expect(world.replayed).toBe(0);
 				expect(missingOf(world)).toEqual([]);
+				// Nothing was lost, so the alert that none of the hook's blocks reach n8n must not come, however far behind.
+				expect(world.dry).toEqual([]);
 			}),
 			propertyParameters(300),
 		);
 		// The property must have seen streams more than one interval behind (where verifying one check later would replay).
 		expect(behindRuns).toBeGreaterThan(10);
+	});
+
+	it('never says that none of the hook\'s blocks reach n8n while they do, even when each takes n8n longer than the idle time', () => {
+		// n8n under load: a delivery can take longer than the stream's idle time, so a stream that is behind looks idle and its
+		// windows are judged short (replayed for nothing), but what keeps arriving is not a hook that delivers nothing.
+		const slow = fc.integer({ min: 4, max: 12 }).chain((every) =>
+			fc.tuple(fc.constant(every), fc.array(fc.record({ match: fc.boolean(), fault: fc.constantFrom<Fault>('none', 'none', 'lostAnswer'), delay: fc.nat({ max: 2 }), cost: fc.nat({ max: 2 * IDLE_STEPS }) }), { minLength: 10, maxLength: 150 })),
+		);
+		fc.assert(
+			fc.property(slow, ([every, steps]) => {
+				const { world } = run(steps, every, false);
+				expect(missingOf(world)).toEqual([]);
+				expect(world.dry).toEqual([]);
+			}),
+			propertyParameters(300),
+		);
+	});
+
+	it('says once that none of the hook\'s blocks reach n8n, a few checks after the service began to drop them all', () => {
+		let latest = 0;
+		fc.assert(
+			fc.property(fc.array(step('repeats'), { minLength: 10, maxLength: 80 }), fc.integer({ min: 4, max: 12 }), (healthy, every) => {
+				const world = new World(every);
+				let state = emptyState();
+				let i = 0;
+				const mine = (current: Step) => {
+					world.mine(current);
+					if (i === 0 || (i + 1) % every === 0) state = world.check(state, 1_000, false);
+					i++;
+				};
+				for (const current of healthy) mine(current);
+				expect(world.dry).toEqual([]);
+				world.blackhole = true;
+				const from = world.checks;
+				for (let n = 0; n < (DRY_CHECKS + LAG_CHECKS + 4) * every; n++) mine({ match: true, fault: 'none', delay: 0 });
+				expect(world.dry).toHaveLength(1);
+				latest = Math.max(latest, world.dry[0] - from);
+				// The checks that close a window after the first drop, judge it, and the DRY_CHECKS in a row that say it.
+				expect(world.dry[0] - from).toBeLessThanOrEqual(DRY_CHECKS + 2);
+			}),
+			propertyParameters(300),
+		);
+		console.log(`said at most ${latest} checks after the drops began (DRY_CHECKS ${DRY_CHECKS}); ${replayHint()}`);
 	});
 
 	it('replays the windows a reorganisation touched, once each, and nothing else', () => {
