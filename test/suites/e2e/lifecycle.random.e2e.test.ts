@@ -28,9 +28,12 @@ const RECIPIENT = 'ST3NBRSFKX28FQ2ZJ1MAKX58HKHSDGNV5N7R21XCP';
 const SEQUENCES = propertyParameters(6).numRuns!;
 /**
  * n8n 2.41 applies an activation or deactivation from its publication outbox under a lease; a change
- * whose n8n was killed is applied again once the lease runs out: 2 min by default, 5 s here.
+ * whose n8n was killed is applied again once the lease runs out: 2 min by default, 12 s here. n8n also
+ * aborts a change still being applied after 70% of the lease ("Workflow publication processing exceeded
+ * its deadline"): with 5 s, a plain activation failed so on CI, started beside a queue-mode stack and
+ * an n8n install (3.5 s of a starved n8n); 8.4 s leaves room, and each kill waits 7 s more.
  */
-const LEASE_SECONDS = 5;
+const LEASE_SECONDS = 12;
 /** Each API answer of the service is this much later during a killed step: a window wide enough to land in. */
 const SLOW_SERVICE_MS = 250;
 
