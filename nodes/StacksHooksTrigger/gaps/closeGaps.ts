@@ -207,9 +207,9 @@ export async function closeGaps(ctx: ITriggerFunctions, connection: Connection, 
 		evaluatedCount: numberOr(status.evaluated_block_count, 0) ?? 0,
 		occurrences: numberOr(status.occurrence_count, 0) ?? 0,
 		taken: received?.taken,
-		idle: (received?.quietMs ?? Number.POSITIVE_INFINITY) >= Math.min(IDLE_MS, check.intervalMs / 2),
-		patienceMs: LAG_CHECKS * check.intervalMs,
 		...(received?.quietMs !== undefined && { quietMs: received.quietMs }),
+		idleMs: Math.min(IDLE_MS, check.intervalMs / 2),
+		patienceMs: LAG_CHECKS * check.intervalMs,
 	});
 	for (const finding of found) {
 		const said = describe(finding);

@@ -124,12 +124,12 @@ export interface Observation {
 	occurrences: number;
 	/** What n8n's processes took; undefined when it cannot be known. */
 	taken?: TakenDelivery[];
-	/** No delivery reached n8n for a while (received.ts): the hook's stream is not behind, whatever it still had to send has come or is lost. */
-	idle: boolean;
-	/** How long a window waits for its deliveries at the most (LAG_CHECKS check intervals), on the check's clock. */
-	patienceMs: number;
 	/** How long since n8n last took a delivery of the hook (received.ts); undefined when no process took one since it started. */
 	quietMs?: number;
+	/** Quiet this long, the stream is idle: it is not behind, whatever it still had to send has come or is lost. */
+	idleMs: number;
+	/** How long a window waits for its deliveries at the most (LAG_CHECKS check intervals), on the check's clock. */
+	patienceMs: number;
 }
 
 export type Finding =
@@ -370,6 +370,7 @@ export function planCheck(before: GapState, seen: Observation): Plan {
 	// blocks were evaluated again is unknown.
 	const unknown = reevaluated < 0 && replaysSince.length > 0;
 
+	const idle = (seen.quietMs ?? Number.POSITIVE_INFINITY) >= seen.idleMs;
 	const open = state.windows;
 	state.windows = [];
 	// Whether the windows judged now say the hook delivers nothing: false once one of them got what it matched (or some
@@ -382,7 +383,7 @@ export function planCheck(before: GapState, seen: Observation): Plan {
 		// The service sends a hook's deliveries one after another: the window's have all come (or are lost) once n8n took
 		// one evaluated after it closed (a block above it, or one of a later replay), or once the stream went idle.
 		const passed = (takenNow ?? Number.NEGATIVE_INFINITY) > window.to || taken.some((delivery) => delivery.p?.some((at) => at > window.closedAt));
-		if (!passed && !seen.idle && seen.now - window.closedAt < seen.patienceMs) {
+		if (!passed && !idle && seen.now - window.closedAt < seen.patienceMs) {
 			state.windows.push(window);
 			continue;
 		}
@@ -401,7 +402,7 @@ export function planCheck(before: GapState, seen: Observation): Plan {
 			for (const again of unanswered(taken, window.replays)) state.pending = addRange(state.pending, again);
 			// Judged because it waited long enough, not because the stream moved on or went quiet: a stream far behind is not a
 			// hook that delivers nothing, so it neither counts nor breaks the run.
-			if (passed || seen.idle) {
+			if (passed || idle) {
 				dryNow = (dryNow ?? true) && arrived === 0 && replayed === 0;
 				dryMatched += matched;
 			}

@@ -183,10 +183,10 @@ class World {
 			evaluatedCount: read.count,
 			occurrences: read.occurrences,
 			taken: [...this.taken.values()],
-			idle: this.now - this.lastTakenAt >= IDLE_STEPS,
 			// The model's clock moves a step for each block and two for each check.
 			patienceMs: LAG_CHECKS * (this.every + 2),
 			...(Number.isFinite(this.lastTakenAt) && { quietMs: this.now - this.lastTakenAt }),
+			idleMs: IDLE_STEPS,
 		};
 		const { state: planned, soon, found } = planCheck(state, observation);
 		this.checks++;
