@@ -33,6 +33,9 @@ interface LockFile {
 }
 
 const STAMP_NAME = '.stacks-hooks-host-stamp.json';
+/** The install of a folder from its lock file (no install scripts: some download from outside, and fail), and sqlite3's compile. */
+const NPM_CI = ['ci', '--ignore-scripts', '--no-audit', '--no-fund'];
+const REBUILD_SQLITE = ['rebuild', 'sqlite3', '--ignore-scripts=false', '--foreground-scripts'];
 const SQLITE_TODO = 'sqlite3 compiles from source when its prebuilt download fails: this needs python3, make and a C++ compiler (apt-get install python3 make g++).';
 
 /** Where sqlite3 is compiled once for every host: its own lock file, sqlite3 and Node 24, a few seconds to install. */
@@ -134,17 +137,16 @@ async function compileSqlite(log: Log): Promise<void> {
 	try {
 		if (stampedWith(build) === hash) return;
 		fs.rmSync(stampFile(build), { force: true });
-		await step('sqlite3 build', build.hostDir, 'npm ci --ignore-scripts', ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], withoutNpmConfig(process.env), log,
+		await step('sqlite3 build', build.hostDir, 'npm ci --ignore-scripts', NPM_CI, withoutNpmConfig(process.env), log,
 			`Check that the npm registry is reachable (npm ping); to start over, delete ${path.join(build.hostDir, 'node_modules')}.`);
 		const env = hostNodeEnv(build, process.env);
-		await step('sqlite3 build', build.hostDir, 'npm rebuild sqlite3', ['rebuild', 'sqlite3', '--ignore-scripts=false', '--foreground-scripts'], env, log, SQLITE_TODO);
+		await step('sqlite3 build', build.hostDir, 'npm rebuild sqlite3', REBUILD_SQLITE, env, log, SQLITE_TODO);
 		if (!(await sqliteLoads(build, env, true))) throw new Error(`Compiling sqlite3 in ${build.hostDir}: the binding does not load (see above).`);
 		fs.writeFileSync(stampFile(build), JSON.stringify({ lockHash: hash, at: new Date().toISOString() }, null, 2) + '\n');
 	} finally {
 		release();
 	}
 }
-
 
 /**
  * Installs only the host's tree (`npm ci`), without compiling sqlite3 or marking the host ready: the
@@ -207,7 +209,7 @@ async function installTree(host: HostPaths, log: Log): Promise<LockFile> {
 
 	if (!installedTreeMatchesLock(host, lock)) {
 		log(`installing n8n ${n8nVersion} and Node ${nodeVersion.split('.')[0]} into ${host.hostDir} (first time: about 2-5 minutes)`);
-		await step(`n8n ${host.version} host`, host.hostDir, 'npm ci --ignore-scripts', ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], withoutNpmConfig(process.env), log,
+		await step(`n8n ${host.version} host`, host.hostDir, 'npm ci --ignore-scripts', NPM_CI, withoutNpmConfig(process.env), log,
 			`Check that the npm registry is reachable (npm ping) and that ${lockFile} is intact; then run again. To start over, delete ${modules}.`);
 	}
 	for (const file of [host.node, host.n8nBin]) {
@@ -223,7 +225,7 @@ async function buildAndStamp(host: HostPaths, hash: string, lock: LockFile, log:
 	const env = hostNodeEnv(host, process.env);
 	if (!(await sqliteLoads(host, env)) && !(copySqliteBinding(host, log) && (await sqliteLoads(host, env)))) {
 		log(`compiling sqlite3 for Node ${nodeVersion} (npm rebuild sqlite3: about 60 s)`);
-		await step(`n8n ${host.version} host`, host.hostDir, 'npm rebuild sqlite3', ['rebuild', 'sqlite3', '--ignore-scripts=false', '--foreground-scripts'], env, log, SQLITE_TODO);
+		await step(`n8n ${host.version} host`, host.hostDir, 'npm rebuild sqlite3', REBUILD_SQLITE, env, log, SQLITE_TODO);
 		if (!(await sqliteLoads(host, env, true))) {
 			throw new Error(
 				`Provisioning the n8n host: after \`npm rebuild sqlite3\`, the sqlite3 binding still does not load under Node ${nodeVersion} ` +
