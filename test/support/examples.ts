@@ -29,6 +29,7 @@ export const EXAMPLES = {
 	evaluate: 'evaluate-hook.json',
 	contractPrints: 'contract-prints-trigger.json',
 	ledger: 'ledger-postgres.json',
+	ledgerDataTable: 'ledger-data-table.json',
 	notify: 'notify-once.json',
 } as const;
 

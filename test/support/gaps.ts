@@ -13,7 +13,7 @@ import { setTimeout as sleep } from 'timers/promises';
 
 import { type DeliveryReport, type Emulator } from '../emulator';
 import { type ChainScript, chainScript, type LedgerRow } from './chainScript';
-import { heightsOfTag, LEDGER_DATABASE, ledgerRows, type RecordSetup, ScriptStream } from './record';
+import { clearLedger, heightsOfTag, ledgerRows, type RecordSetup, ScriptStream } from './record';
 
 /**
  * The service's side: a failing delivery is given up after about 4 s of retries, which interrupts the hook. A rate
@@ -129,7 +129,7 @@ export async function runGapSequence(
 	const { emu, postgres } = setup;
 	const startHeight = opts.tag * 100_000;
 	const script = chainScript(opts.seed, { blocks: opts.blocks, startHeight, tag: opts.tag });
-	await postgres.query('TRUNCATE stacks_events', LEDGER_DATABASE);
+	await clearLedger(postgres);
 	const firstReport = emu.deliveries.length;
 	const firstRequest = emu.requests.length;
 	const rand = random(opts.seed);

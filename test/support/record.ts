@@ -1,11 +1,12 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- test code: it runs in Node, not inside n8n (CONTRIBUTING.md, Commands) */
 /**
- * The record suites' common part (test/suites/e2e/record*.e2e.test.ts): the two recipes
- * (test/examples/workflows/ledger-postgres.json and notify-once.json) imported into a real n8n,
- * the ledger in a PostgreSQL database of its own, the notifications sent to a local receiver, and a
- * seeded chain script (chainScript.ts) streamed through the emulator, with one SIGKILL of n8n
- * mid-stream and one Backfill overlapping what was delivered; then the ledger and the messages
- * checked against the script's oracle.
+ * The record suites' common part (test/suites/e2e/record*.e2e.test.ts): the three recipes
+ * (test/examples/workflows/ledger-postgres.json, ledger-data-table.json and notify-once.json)
+ * imported into a real n8n as they are, with nothing set up by hand (each creates its table on its
+ * first delivery: the PostgreSQL ones in a database of their own, the Data Table one in n8n's), the
+ * notifications sent to a local receiver, and a seeded chain script (chainScript.ts) streamed through
+ * the emulator, with one SIGKILL of n8n mid-stream and one Backfill overlapping what was delivered;
+ * then both ledgers and the messages checked against the script's oracle.
  */
 import * as http from 'http';
 import type { AddressInfo } from 'net';
@@ -27,9 +28,13 @@ export const STREAM_EMULATOR = {
 	deliveryTimeoutMs: 60_000,
 };
 
-export const CREATE_TABLE = `CREATE TABLE stacks_events (
-  event_id text PRIMARY KEY, block_height bigint NOT NULL, block_hash text NOT NULL, tx_hash text NOT NULL,
-  event_type text NOT NULL, asset_identifier text, sender text, recipient text, amount numeric)`;
+/** The Data Table recipe's table, as its *Ensure the table* node names it. */
+export const DATA_TABLE_NAME = 'Stacks ledger';
+
+/** Empties the PostgreSQL ledger's table, when the recipe has created it already. */
+export async function clearLedger(postgres: Postgres): Promise<void> {
+	await postgres.query(`DO $$ BEGIN IF to_regclass('stacks_events') IS NOT NULL THEN TRUNCATE stacks_events; END IF; END $$`, LEDGER_DATABASE);
+}
 
 export interface Message {
 	eventId: string;
@@ -68,9 +73,10 @@ export interface RecordSetup {
 	postgres: Postgres;
 	receiver: Receiver;
 	stacksCredential: { id: string; name: string };
-	/** Workflow ids of the two recipes, and their hooks at the emulator (the ledger's alone with `ledgerOnly`). */
+	/** Workflow ids of the recipes, and their hooks at the emulator (the PostgreSQL ledger's alone with `ledgerOnly`). */
 	ledger: { workflowId: string; hookUuid: string };
 	notify?: { workflowId: string; hookUuid: string };
+	dataTable?: { workflowId: string; hookUuid: string };
 }
 
 /** The recipes with this n8n's credentials and the receiver's address, as a user sets them up; `triggerOptions` set on both triggers' Options. */
@@ -79,17 +85,18 @@ function recipes(
 	postgres: { id: string; name: string },
 	receiverUrl: string,
 	triggerOptions: Record<string, unknown> = {},
-): { ledger: WorkflowJson; notify: WorkflowJson } {
+): { ledger: WorkflowJson; notify: WorkflowJson; dataTable: WorkflowJson } {
 	const ledger = loadExample('ledger', stacks);
 	const notify = loadExample('notify', stacks);
-	for (const node of ledger.nodes) if ((node.credentials as Record<string, unknown> | undefined)?.postgres) node.credentials = { postgres };
+	const dataTable = loadExample('ledgerDataTable', stacks);
+	for (const node of [...ledger.nodes, ...notify.nodes]) if ((node.credentials as Record<string, unknown> | undefined)?.postgres) node.credentials = { postgres };
 	for (const node of notify.nodes) if (node.type === 'n8n-nodes-base.httpRequest') (node.parameters as Record<string, unknown>).url = receiverUrl;
-	for (const node of [...ledger.nodes, ...notify.nodes]) {
+	for (const node of [...ledger.nodes, ...notify.nodes, ...dataTable.nodes]) {
 		if (node.type !== TRIGGER_TYPE) continue;
 		const parameters = node.parameters as Record<string, unknown>;
 		parameters.options = { ...(parameters.options as object), ...triggerOptions };
 	}
-	return { ledger, notify };
+	return { ledger, notify, dataTable };
 }
 
 /** The uuid of the recipe's hook at the emulator (a trigger registers a new one on each activation). */
@@ -99,7 +106,7 @@ export function hookNamed(emu: Emulator, name: 'Ledger' | 'Notify once' | string
 	return hook.uuid;
 }
 
-/** Creates the ledger's database and table, the credentials, and both recipes, active, in `n8n`. */
+/** Creates the ledger's database (a user's, empty), the credentials, and the recipes, active, in `n8n`: their tables they create themselves. */
 export async function setUpRecipes(
 	n8n: N8nInstance,
 	emu: Emulator,
@@ -109,16 +116,15 @@ export async function setUpRecipes(
 	opts: { ledgerOnly?: boolean } = {},
 ): Promise<RecordSetup> {
 	if (postgres.database !== LEDGER_DATABASE) await postgres.query(`CREATE DATABASE ${LEDGER_DATABASE}`);
-	await postgres.query(CREATE_TABLE, LEDGER_DATABASE);
 	const pgCredential = await n8n.api.createCredential({
 		name: 'Ledger database',
 		type: 'postgres',
 		data: { host: postgres.host, port: postgres.port, database: LEDGER_DATABASE, user: postgres.user, password: 'trust-auth', ssl: 'disable', allowUnauthorizedCerts: false, maxConnections: 10, sshTunnel: false },
 	});
 	const receiver = await startReceiver();
-	const { ledger, notify } = recipes(stacksCredential, { id: pgCredential.id, name: pgCredential.name }, receiver.url, triggerOptions);
+	const { ledger, notify, dataTable } = recipes(stacksCredential, { id: pgCredential.id, name: pgCredential.name }, receiver.url, triggerOptions);
 	const ids: string[] = [];
-	for (const workflow of opts.ledgerOnly ? [ledger] : [ledger, notify, backfillWorkflow(stacksCredential)]) {
+	for (const workflow of opts.ledgerOnly ? [ledger] : [ledger, notify, dataTable, backfillWorkflow(stacksCredential)]) {
 		const { id } = await n8n.api.createWorkflow(workflow);
 		await n8n.api.activate(id);
 		ids.push(id);
@@ -131,7 +137,10 @@ export async function setUpRecipes(
 		receiver,
 		stacksCredential,
 		ledger: { workflowId: ids[0], hookUuid: hookOf('Ledger') },
-		...(!opts.ledgerOnly && { notify: { workflowId: ids[1], hookUuid: hookOf('Notify once') } }),
+		...(!opts.ledgerOnly && {
+			notify: { workflowId: ids[1], hookUuid: hookOf('Notify once') },
+			dataTable: { workflowId: ids[2], hookUuid: hookOf('Ledger (Data Table)') },
+		}),
 	};
 }
 
@@ -151,6 +160,26 @@ export async function ledgerRows(postgres: Postgres, [from, to]: [number, number
 	return rows.map(([eventId, blockHeight, blockHash, txHash, sender, recipient, amount]) => ({ eventId, blockHeight: Number(blockHeight), blockHash, txHash, sender, recipient, amount }));
 }
 
+/** The Data Table ledger's rows at the heights `range`, read as a user would: n8n's public API. */
+export async function dataTableRows(n8n: N8nInstance, [from, to]: [number, number]): Promise<LedgerRow[]> {
+	const tables = (await n8n.api.public('GET', `/data-tables?filter=${encodeURIComponent(JSON.stringify({ name: DATA_TABLE_NAME }))}`)) as { data: Array<{ id: string; name: string }> };
+	const table = tables.data.find((candidate) => candidate.name === DATA_TABLE_NAME);
+	if (!table) return [];
+	const filter = { type: 'and', filters: [{ columnName: 'blockHeight', condition: 'gte', value: from }, { columnName: 'blockHeight', condition: 'lte', value: to }] };
+	const rows: LedgerRow[] = [];
+	let cursor: string | null | undefined;
+	do {
+		const query = `limit=250&filter=${encodeURIComponent(JSON.stringify(filter))}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+		const page = (await n8n.api.public('GET', `/data-tables/${table.id}/rows?${query}`)) as { data: Array<Record<string, unknown>>; nextCursor?: string | null };
+		for (const row of page.data) {
+			const { eventId, blockHeight, blockHash, txHash, sender, recipient, amount } = row as Record<string, string>;
+			rows.push({ eventId, blockHeight: Number(blockHeight), blockHash, txHash, sender, recipient, amount });
+		}
+		cursor = page.nextCursor;
+	} while (cursor);
+	return rows;
+}
+
 const byId = (rows: LedgerRow[]) => [...rows].sort((a, b) => a.eventId.localeCompare(b.eventId));
 
 const BACKFILL_PATH = 'backfill-recipes';
@@ -162,7 +191,7 @@ const BACKFILL_PATH = 'backfill-recipes';
  */
 function backfillWorkflow(stacks: { id: string; name: string }): WorkflowJson {
 	const body = (field: string) => `={{ $('Start').first().json.body.${field} }}`;
-	const node = (name: string, hook: 'ledger' | 'notify', x: number) => ({
+	const node = (name: string, hook: 'ledger' | 'notify' | 'dataTable', x: number) => ({
 		id: `backfill-${hook}`,
 		name,
 		type: ACTION_TYPE,
@@ -176,20 +205,22 @@ function backfillWorkflow(stacks: { id: string; name: string }): WorkflowJson {
 		nodes: [
 			{ id: 'start', name: 'Start', type: 'n8n-nodes-base.webhook', typeVersion: 2, position: [0, 0], webhookId: '0b5f3c1e-7a2d-4e8f-9c6b-1d4a7e2f8b30', parameters: { httpMethod: 'POST', path: BACKFILL_PATH, responseMode: 'lastNode', options: {} } },
 			node('Backfill the ledger', 'ledger', 250),
-			node('Backfill the notifications', 'notify', 500),
+			node('Backfill the Data Table ledger', 'dataTable', 500),
+			node('Backfill the notifications', 'notify', 750),
 		],
 		connections: {
 			Start: { main: [[{ node: 'Backfill the ledger', type: 'main', index: 0 }]] },
-			'Backfill the ledger': { main: [[{ node: 'Backfill the notifications', type: 'main', index: 0 }]] },
+			'Backfill the ledger': { main: [[{ node: 'Backfill the Data Table ledger', type: 'main', index: 0 }]] },
+			'Backfill the Data Table ledger': { main: [[{ node: 'Backfill the notifications', type: 'main', index: 0 }]] },
 		},
 	};
 }
 
-/** Backfill of [from, to] into both recipes' hooks, by the Backfill workflow; resolves with its last node's output. */
+/** Backfill of [from, to] into the recipes' hooks, by the Backfill workflow; resolves with its last node's output. */
 export async function backfill(setup: RecordSetup, from: number, to: number): Promise<unknown> {
 	const answer = await setup.n8n.request(`${setup.n8n.webhookBaseUrl}webhook/${BACKFILL_PATH}`, {
 		method: 'POST',
-		body: { from, to, ledger: setup.ledger.hookUuid, notify: setup.notify!.hookUuid },
+		body: { from, to, ledger: setup.ledger.hookUuid, notify: setup.notify!.hookUuid, dataTable: setup.dataTable!.hookUuid },
 		timeoutMs: 180_000,
 	});
 	if (answer.status !== 200) throw new Error(`the Backfill workflow answered ${answer.status}: ${answer.text.slice(0, 3000)}`);
@@ -241,19 +272,21 @@ export interface SequenceOptions {
 export interface SequenceResult {
 	script: ChainScript;
 	rows: LedgerRow[];
+	/** The Data Table ledger's rows at the script's heights. */
+	dataTableRows: LedgerRow[];
 	messages: Message[];
 	/** What the stream cost: attempts of each recipe's hook, the failed ones, answers lost, attempts n8n never answered. */
-	attempts: { ledger: number; notify: number; failed: number; lost: number; timedOut: number };
+	attempts: { ledger: number; dataTable: number; notify: number; failed: number; lost: number; timedOut: number };
 	backfilled: { from: number; to: number };
 	crashedAtStep: number;
 }
 
-/** Streams one seeded script through the emulator into both recipes, with the crash and the backfill. */
+/** Streams one seeded script through the emulator into the recipes, with the crash and the backfill. */
 export async function runSequence(setup: RecordSetup, opts: SequenceOptions): Promise<SequenceResult> {
 	const { emu, postgres, receiver } = setup;
 	const startHeight = opts.tag * 100_000;
 	const script = chainScript(opts.seed, { blocks: opts.blocks, startHeight, tag: opts.tag });
-	await postgres.query('TRUNCATE stacks_events', LEDGER_DATABASE);
+	await clearLedger(postgres);
 	receiver.messages.length = 0;
 	const firstReport = emu.deliveries.length;
 
@@ -280,10 +313,12 @@ export async function runSequence(setup: RecordSetup, opts: SequenceOptions): Pr
 	return {
 		script,
 		rows: await ledgerRows(postgres, heightsOfTag(opts.tag)),
+		dataTableRows: await dataTableRows(setup.n8n, heightsOfTag(opts.tag)),
 		// This script's messages: its block hashes begin with its tag (chainScript.ts).
 		messages: receiver.messages.filter((message) => message.eventId.startsWith(`0x${opts.tag.toString(16).padStart(8, '0')}`)),
 		attempts: {
 			ledger: of(setup.ledger.hookUuid).length,
+			dataTable: of(setup.dataTable!.hookUuid).length,
 			notify: of(setup.notify!.hookUuid).length,
 			failed: reports.filter((report) => report.error !== undefined).length,
 			lost: reports.filter((report) => report.answerLost === true).length,
@@ -294,10 +329,10 @@ export async function runSequence(setup: RecordSetup, opts: SequenceOptions): Pr
 	};
 }
 
-/** The ledger equals the canonical chain's events, exactly. */
-export function expectLedgerEqualsChain(result: SequenceResult): void {
+/** The ledger (the PostgreSQL one, or the rows given) equals the canonical chain's events, exactly. */
+export function expectLedgerEqualsChain(result: Pick<SequenceResult, 'script' | 'rows'>, rows = result.rows): void {
 	const expected = byId(result.script.expectedRows);
-	const actual = byId(result.rows);
+	const actual = byId(rows);
 	const expectedIds = new Set(expected.map((row) => row.eventId));
 	const actualIds = new Set(actual.map((row) => row.eventId));
 	// The differences first, named (a readable failure), then every field.
@@ -355,8 +390,8 @@ export function describeResult(label: string, result: SequenceResult, seed: numb
 	return (
 		`${label}: seed ${seed} (replay: RECORD_SEED=${seed}); ${result.script.steps.length} steps, ${counts.blocks} blocks, ${counts.reorgs} reorganisations ` +
 		`(depths ${JSON.stringify(counts.depths)}, ${counts.flipFlops} flip-flops), ${counts.lostAnswers} answers lost; crash at step ${result.crashedAtStep}; ` +
-		`backfill ${result.backfilled.from}-${result.backfilled.to}; ledger ${result.rows.length} rows (chain ${counts.transfers}); ${result.messages.length} messages; ` +
-		`delivery attempts ledger ${result.attempts.ledger}, notify ${result.attempts.notify}, failed ${result.attempts.failed}, answers lost ${result.attempts.lost}, not answered in time ${result.attempts.timedOut}`
+		`backfill ${result.backfilled.from}-${result.backfilled.to}; ledger ${result.rows.length} rows, Data Table ledger ${result.dataTableRows.length} (chain ${counts.transfers}); ` +
+		`${result.messages.length} messages; delivery attempts ledger ${result.attempts.ledger}, Data Table ${result.attempts.dataTable}, notify ${result.attempts.notify}, failed ${result.attempts.failed}, answers lost ${result.attempts.lost}, not answered in time ${result.attempts.timedOut}`
 	);
 }
 

@@ -71,7 +71,7 @@ describe('the trigger closes its own gaps (queue mode, two webhook processes, tw
 				console.log(`the trigger said:\n${triggerLines()}\n\nthe extra blocks' deliveries:\n${story.join('\n')}`);
 			}
 			// Missing nothing; extra only the events of blocks the trigger reported undone without their rollback, or took just before the kill.
-			expectLedgerEqualsChain({ script: result.script, rows: withoutExcused(result.rows, result.script.expectedRows, [...result.undone, ...result.unknowable]) } as Parameters<typeof expectLedgerEqualsChain>[0]);
+			expectLedgerEqualsChain({ script: result.script, rows: withoutExcused(result.rows, result.script.expectedRows, [...result.undone, ...result.unknowable]) });
 			expect(Number.isFinite(result.settledAfterMs)).toBe(true);
 			expect(result.faults.silentDrops).toBeGreaterThan(0);
 			expect(result.faults.interruptions).toBe(1);

@@ -1,10 +1,11 @@
 /* eslint-disable no-console, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-hardcoded-secrets -- test code: it runs in Node, not inside n8n (CONTRIBUTING.md, Commands) */
 /**
- * The recipes (README, Recipes) in one real n8n (regular mode) with a real PostgreSQL: seeded chain
- * scripts of 200 blocks and more, with reorganisations of depth 1 to 3 (flip-flops included), lost
- * answers (duplicates, retries), one SIGKILL of n8n mid-stream and one overlapping Backfill. With
- * "Respond: When the Workflow Finishes", afterwards the ledger equals the canonical chain and Notify
- * Once sent what it promises. With "Immediately", a slow write lets a rollback overtake the apply it
+ * The recipes (README, Recipes) in one real n8n (regular mode) with a real PostgreSQL, imported as
+ * they are (each creates its table): seeded chain scripts of 200 blocks and more, with reorganisations
+ * of depth 1 to 3 (flip-flops included), lost answers (duplicates, retries), one SIGKILL of n8n
+ * mid-stream and one overlapping Backfill. With "Respond: When the Workflow Finishes", afterwards both
+ * ledgers (PostgreSQL, n8n's Data Table) equal the canonical chain and Notify Once sent what it
+ * promises, also past the 1,000,000 announcements where its Remove Duplicates used to stop. With "Immediately", a slow write lets a rollback overtake the apply it
  * undoes, and the ledger keeps an event the chain dropped: shown, deterministically, by holding the
  * apply's row lock. The queue-mode runs are record.queue.e2e.test.ts.
  *
@@ -18,6 +19,7 @@ import { type Postgres, startPostgres } from '../../support/n8n/servers';
 import { startStack, type Stack } from '../../support/n8n/stack';
 import { transfersOf } from '../../support/chainScript';
 import {
+	clearLedger,
 	describeResult,
 	expectLedgerEqualsChain,
 	expectNotifiedOnce,
@@ -102,6 +104,7 @@ describe('Respond: When the Workflow Finishes (regular mode)', () => {
 			});
 			console.log(describeResult('in order, regular mode', result, seed));
 			expectLedgerEqualsChain(result);
+			expectLedgerEqualsChain(result, result.dataTableRows);
 			const { lostToTheCrash } = expectNotifiedOnce(result, emu, setup.notify!.hookUuid, true);
 			if (lostToTheCrash) console.log(`  ${lostToTheCrash} messages of the delivery the SIGKILL cut short were not sent (at most once)`);
 			// The SIGKILL cut deliveries short, and the service sent them again.
@@ -110,18 +113,18 @@ describe('Respond: When the Workflow Finishes (regular mode)', () => {
 	}
 
 	it('answers a delivery whose workflow failed 500, and the service sends it again until the ledger has it', async () => {
-		await postgres.query('TRUNCATE stacks_events', LEDGER_DATABASE);
+		await clearLedger(postgres);
 		const { block, blockRow } = blockAndFork(900_003, 'fa11ed');
 		const before = emu.deliveries.length;
 		const attempts = () => emu.deliveries.slice(before).filter((report) => report.hookUuid === setup.ledger.hookUuid);
-		// The table gone for a while: the Postgres node fails, so the workflow does.
-		await postgres.query('ALTER TABLE stacks_events RENAME TO stacks_events_away', LEDGER_DATABASE);
+		// The table refusing every new row for a while: the Postgres node fails, so the workflow does.
+		await postgres.query('ALTER TABLE stacks_events ADD CONSTRAINT refuse_all CHECK (false) NOT VALID', LEDGER_DATABASE);
 		let delivered: Promise<unknown> | undefined;
 		try {
 			delivered = emu.injectBlock(block);
 			await until('two failed attempts', () => attempts().length >= 2);
 		} finally {
-			await postgres.query('ALTER TABLE stacks_events_away RENAME TO stacks_events', LEDGER_DATABASE);
+			await postgres.query('ALTER TABLE stacks_events DROP CONSTRAINT refuse_all', LEDGER_DATABASE);
 		}
 		await delivered;
 		await emu.settled();
@@ -131,6 +134,28 @@ describe('Respond: When the Workflow Finishes (regular mode)', () => {
 		expect(statuses.at(-1)).toBe(200);
 		expect((await ledgerRows(postgres, TEST_BLOCKS)).map((row) => row.eventId)).toEqual([blockRow.eventId]);
 	}, 5 * 60_000);
+
+	it('notifies once past the 1,000,000 announcements where Remove Duplicates stopped, and a re-sent delivery sends nothing again', async () => {
+		// The record as a million announcements of old events leave it (Remove Duplicates' historySize in the old recipe).
+		const HISTORY = 1_000_000;
+		await postgres.query(
+			`INSERT INTO stacks_announcements (event_id, direction) SELECT 'old:' || g, CASE WHEN g % 10 = 0 THEN 'rollback' ELSE 'apply' END FROM generate_series(1, ${HISTORY}) g ON CONFLICT DO NOTHING`,
+			LEDGER_DATABASE,
+		);
+		expect(Number((await postgres.query('SELECT count(*) FROM stacks_announcements', LEDGER_DATABASE))[0][0])).toBeGreaterThan(HISTORY);
+		const { block, fork, blockRow, forkRow } = blockAndFork(900_004, 'b16b16');
+		const mine = () => setup.receiver.messages.filter((message) => [blockRow.eventId, forkRow.eventId].includes(message.eventId)).map((m) => `${m.direction} ${m.eventId}`);
+		const notifyAttempts = () => emu.deliveries.filter((report) => report.hookUuid === setup.notify!.hookUuid && report.payload.event.apply.some((b) => b.block_identifier.index === 900_004));
+		// The block's answer lost once: the service sends the same delivery again.
+		emu.loseNextAnswers(1, { hookUuid: setup.notify!.hookUuid });
+		await emu.injectBlock(block);
+		await emu.injectReorg([block], [fork]);
+		await emu.settled();
+		await until('the messages', () => mine().length >= 3);
+		await sleep(1000);
+		expect(mine().sort()).toEqual([`apply ${blockRow.eventId}`, `apply ${forkRow.eventId}`, `rollback ${blockRow.eventId}`].sort());
+		expect(notifyAttempts().length).toBeGreaterThanOrEqual(2);
+	}, 5 * 60_000);
 });
 
 describe('Respond: Immediately (the default)', () => {
@@ -139,7 +164,7 @@ describe('Respond: Immediately (the default)', () => {
 	}, 120_000);
 
 	it('lets a reorganisation overtake a slow apply: the ledger keeps the event the chain dropped; When the Workflow Finishes does not', async () => {
-		await postgres.query('TRUNCATE stacks_events', LEDGER_DATABASE);
+		await clearLedger(postgres);
 		// Immediately: the apply is answered at once, so the reorganisation follows while its write still waits.
 		await respond('onReceived');
 		const first = blockAndFork(900_001, 'dead01');
@@ -158,7 +183,7 @@ describe('Respond: Immediately (the default)', () => {
 		expect((await ledgerRows(postgres, TEST_BLOCKS)).map((row) => row.eventId).sort()).toEqual([first.blockRow.eventId, first.forkRow.eventId].sort());
 
 		// When the Workflow Finishes: the service holds the reorganisation back until the apply's workflow has run.
-		await postgres.query('TRUNCATE stacks_events', LEDGER_DATABASE);
+		await clearLedger(postgres);
 		await respond('lastNode');
 		const second = blockAndFork(900_002, 'dead02');
 		const heldAgain = await holdRow(second.blockRow.eventId);

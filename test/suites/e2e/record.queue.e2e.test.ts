@@ -4,8 +4,9 @@
  * ledger in a database of its own on the same server), a main process, two webhook processes and
  * two workers. Seeded chain scripts of 200 blocks and more with reorganisations (flip-flops
  * included), lost answers, one webhook process killed (SIGKILL) and restarted mid-stream, and one
- * overlapping Backfill: with "Respond: When the Workflow Finishes" the ledger equals the canonical
- * chain afterwards and Notify Once sent each message exactly once (the workers are not killed, so
+ * overlapping Backfill: with "Respond: When the Workflow Finishes" both ledgers (PostgreSQL, n8n's Data
+ * Table, which lives in n8n's database here) equal the canonical chain afterwards and Notify Once sent
+ * each message exactly once (the workers are not killed, so
  * no execution is cut short). Regular mode: record.e2e.test.ts.
  *
  * RECORD_SEQUENCES=<n> runs n in-order scripts instead of one; RECORD_SEED=<seed> replays one.
@@ -52,6 +53,7 @@ describe('Respond: When the Workflow Finishes (queue mode, two workers)', () => 
 			});
 			console.log(describeResult('in order, queue mode', result, seed));
 			expectLedgerEqualsChain(result);
+			expectLedgerEqualsChain(result, result.dataTableRows);
 			expectNotifiedOnce(result, stack.emu, setup.notify!.hookUuid, false);
 			// n8n answered every delivery that reached a live webhook process (the setting above).
 			expect(result.attempts.timedOut).toBe(0);

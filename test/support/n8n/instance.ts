@@ -271,8 +271,8 @@ export async function startN8nProcess(opts: StartOptions = {}) {
 	};
 }
 
-/** Resources whose public-API scopes the key gets: workflows, credentials, executions and their tags. */
-const API_KEY_RESOURCES = ['workflow', 'workflowTags', 'credential', 'execution', 'executionTags', 'tag'];
+/** Resources whose public-API scopes the key gets: workflows, credentials, executions and their tags, data tables (n8n ≥ 2 offers them) and their rows. */
+const API_KEY_RESOURCES = ['workflow', 'workflowTags', 'credential', 'execution', 'executionTags', 'tag', 'dataTable', 'dataTableRow'];
 
 /** Sets up the owner and an API key in a new user folder; in a known one, uses what STATE_FILE holds. */
 async function ensureOwner(userFolder: string, request: Requester, n8nVersion: string): Promise<N8nApi> {
