@@ -4,7 +4,9 @@
  * answer to the one before, test/emulator/README.md): the trigger with Respond: When the Workflow
  * Finishes beside the same trigger responding Immediately (row 7a), beside the in-order floor (7af:
  * answered by n8n once the workflow has run, the same items: what the trigger itself costs in that
- * mode), and the ledger recipe writing every event into a real PostgreSQL (7b).
+ * mode), the ledger recipe writing every event into a real PostgreSQL (7b) and into n8n's own Data
+ * Table (7d), and Notify Once with 100,000 announcements already recorded against an empty record
+ * (7e: the cost of a delivery must not grow with the history).
  */
 import * as fs from 'fs';
 import * as https from 'https';
@@ -13,15 +15,18 @@ import * as path from 'path';
 import { performance } from 'perf_hooks';
 import { text } from 'stream/consumers';
 
+import * as http from 'http';
+import type { AddressInfo } from 'net';
+
 import { startEmulator } from '../../emulator';
 import { loadExample } from '../../support/examples';
 import type { WorkflowJson } from '../../support/n8n/api';
 import { type N8nInstance, startN8n } from '../../support/n8n/instance';
 import { installPackage, packPackage } from '../../support/n8n/package';
-import { atExit } from '../../support/n8n/process';
+import { atExit, groupCpuMs } from '../../support/n8n/process';
 import { startPostgres } from '../../support/n8n/servers';
 import { REPO_DIR } from '../../support/paths';
-import { CREATE_TABLE, LEDGER_DATABASE } from '../../support/record';
+import { dataTableRows, LEDGER_DATABASE } from '../../support/record';
 import { FLOOR_IN_ORDER_TYPE, packFloor } from './floor/package';
 import { executionsAfter, itemCount, waitForNew } from './n8n-delivery';
 import { ALICE, API_KEY, delivery, SECRET } from './payloads';
@@ -32,6 +37,29 @@ const STREAM_N = 60;
 const LEDGER_N = 30;
 const LEDGER_TX = 20;
 const FLOOR_SLACK = 1.05;
+/** Notify Once (7e): announcements already recorded, deliveries per measurement, events per delivery; the ratio it must stay under. */
+const HISTORY = 100_000;
+const NOTIFY_N = 30;
+const NOTIFY_TX = 5;
+const HISTORY_SLACK = 1.2;
+
+/** A chat's incoming webhook for Notify Once: counts what it is sent. */
+async function startSink(): Promise<{ url: string; count: () => number; close: () => Promise<void> }> {
+	let received = 0;
+	const server = http.createServer((req, res) => {
+		req.resume();
+		req.on('end', () => {
+			received++;
+			res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+		});
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	return {
+		url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/notify`,
+		count: () => received,
+		close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
+	};
+}
 
 const IDS = { immediate: 'e1c2a3b4-0000-4000-8000-0000000000a1', inOrder: 'e1c2a3b4-0000-4000-8000-0000000000a2', floor: 'e1c2a3b4-0000-4000-8000-0000000000a3' };
 
@@ -75,6 +103,7 @@ export async function recordRows(rounds: number, log: (msg: string) => void): Pr
 	await installPackage(userFolder, await packPackage(REPO_DIR));
 	await installPackage(userFolder, await packFloor());
 	const postgres = await startPostgres(LEDGER_DATABASE);
+	const sink = await startSink();
 	let n8n: N8nInstance | undefined;
 	const emu = await startEmulator({ accounts: [{ apiKey: API_KEY, consumerSecret: SECRET }] });
 	try {
@@ -85,10 +114,19 @@ export async function recordRows(rounds: number, log: (msg: string) => void): Pr
 		};
 		const stacks = await credential('Stacks Hooks (bench)', 'stacksHooksApi', { apiKey: API_KEY, network: 'testnet', baseUrl: emu.url });
 		const pg = await credential('Ledger (bench)', 'postgres', { host: postgres.host, port: postgres.port, database: LEDGER_DATABASE, user: postgres.user, password: 'x', ssl: 'disable', allowUnauthorizedCerts: false, maxConnections: 10, sshTunnel: false });
-		await postgres.query(CREATE_TABLE, LEDGER_DATABASE);
-		const ledger = loadExample('ledger', stacks);
-		for (const node of ledger.nodes) if ((node.credentials as Record<string, unknown> | undefined)?.postgres) node.credentials = { postgres: pg };
-		const ledgerTrigger = ledger.nodes.find((node) => node.type === 'n8n-nodes-stacks-hooks.stacksHooksTrigger')!;
+		// The recipes as users import them (each creates its table on its first delivery), their triggers on the bench's sender.
+		const recipe = (key: 'ledger' | 'ledgerDataTable' | 'notify') => {
+			const workflow = loadExample(key, stacks);
+			for (const node of workflow.nodes) {
+				if ((node.credentials as Record<string, unknown> | undefined)?.postgres) node.credentials = { postgres: pg };
+				if (node.type === 'n8n-nodes-base.httpRequest') (node.parameters as Record<string, unknown>).url = sink.url;
+			}
+			return workflow;
+		};
+		const ledger = recipe('ledger');
+		const dataTable = recipe('ledgerDataTable');
+		const notify = recipe('notify');
+		const webhookOf = (workflow: WorkflowJson) => String(workflow.nodes.find((node) => node.type === 'n8n-nodes-stacks-hooks.stacksHooksTrigger')!.webhookId);
 		const workflows: Record<string, WorkflowJson> = {
 			immediate: trigger('Bench: trigger, Immediately', IDS.immediate, 'onReceived', 'transaction', stacks),
 			inOrder: trigger('Bench: trigger, in order', IDS.inOrder, 'lastNode', 'transaction', stacks),
@@ -97,6 +135,8 @@ export async function recordRows(rounds: number, log: (msg: string) => void): Pr
 				nodes: [{ id: 'e1c2a3b4-0000-4000-8000-0000000000f1', name: 'Floor Trigger In Order', type: FLOOR_IN_ORDER_TYPE, typeVersion: 1.1, position: [0, 0], webhookId: IDS.floor, parameters: {} }],
 			},
 			ledger,
+			dataTable,
+			notify,
 		};
 		const ids: Record<string, string> = {};
 		for (const [key, workflow] of Object.entries(workflows)) {
@@ -109,7 +149,9 @@ export async function recordRows(rounds: number, log: (msg: string) => void): Pr
 			immediate: n8n.webhookUrl(`${IDS.immediate}/webhook`),
 			inOrder: n8n.webhookUrl(`${IDS.inOrder}/webhook`),
 			floor: n8n.webhookUrl(`${IDS.floor}/webhook`),
-			ledger: n8n.webhookUrl(`${String(ledgerTrigger.webhookId)}/webhook`),
+			ledger: n8n.webhookUrl(`${webhookOf(ledger)}/webhook`),
+			dataTable: n8n.webhookUrl(`${webhookOf(dataTable)}/webhook`),
+			notify: n8n.webhookUrl(`${webhookOf(notify)}/webhook`),
 		};
 		const problems: string[] = [];
 		let height = 10_000;
@@ -159,6 +201,45 @@ export async function recordRows(rounds: number, log: (msg: string) => void): Pr
 		const eventsPerSecond = events / ledgerRun.seconds;
 		const plainPerSecond = events / plain.seconds;
 
+		// The same stream into the Data Table ledger (a warm-up first: it creates the table).
+		log('part 7: the Data Table ledger recipe');
+		await stream(n8n, urls.dataTable, bodies(urls.dataTable, 3, LEDGER_TX));
+		const tableFrom = height;
+		const tableRun = await stream(n8n, urls.dataTable, bodies(urls.dataTable, LEDGER_N, LEDGER_TX));
+		const tableRows = (await dataTableRows(n8n, [tableFrom, height - 1])).length;
+		if (tableRows !== events) problems.push(`Data Table ledger: ${tableRows} rows, expected ${events}`);
+		if (tableRun.statuses.some((status) => status !== 200)) problems.push(`Data Table ledger: answered ${[...new Set(tableRun.statuses)].join('/')}`);
+		const tablePerSecond = events / tableRun.seconds;
+
+		// Notify Once: the same deliveries' cost with an empty record and with HISTORY announcements in it,
+		// alternated over the rounds; CPU of n8n and PostgreSQL (their process groups, /proc) per delivery.
+		log(`part 7: Notify Once, an empty record against ${HISTORY.toLocaleString('en-US')} announcements`);
+		await stream(n8n, urls.notify, bodies(urls.notify, 3, NOTIFY_TX));
+		const notifyFigures: Record<'empty' | 'full', Array<{ p50: number; cpuMs: number }>> = { empty: [], full: [] };
+		const cpuMs = () => groupCpuMs(n8n!.process.pid) + groupCpuMs(postgres.process.pid);
+		for (let round = 1; round <= rounds; round++) {
+			for (const history of round % 2 ? (['empty', 'full'] as const) : (['full', 'empty'] as const)) {
+				await postgres.query('TRUNCATE stacks_announcements', LEDGER_DATABASE);
+				if (history === 'full') {
+					await postgres.query(
+						`INSERT INTO stacks_announcements (event_id, direction) SELECT '0x' || md5(g::text) || ':0x' || md5((g + 1)::text) || ':0', CASE WHEN g % 10 = 0 THEN 'rollback' ELSE 'apply' END FROM generate_series(1, ${HISTORY}) g; ANALYZE stacks_announcements`,
+						LEDGER_DATABASE,
+					);
+				}
+				const sentBefore = sink.count();
+				const cpuBefore = cpuMs();
+				const run = await stream(n8n, urls.notify, bodies(urls.notify, NOTIFY_N, NOTIFY_TX));
+				const cpu = (cpuMs() - cpuBefore) / NOTIFY_N;
+				const sent = sink.count() - sentBefore;
+				if (sent !== NOTIFY_N * NOTIFY_TX) problems.push(`Notify Once (${history} record): ${sent} messages for ${NOTIFY_N * NOTIFY_TX} new events`);
+				if (run.statuses.some((status) => status !== 200)) problems.push(`Notify Once: answered ${[...new Set(run.statuses)].join('/')}`);
+				notifyFigures[history].push({ p50: percentile(run.latencies, 50), cpuMs: cpu });
+				log(`part 7, round ${round}: Notify Once, ${history} record: p50 ${percentile(run.latencies, 50).toFixed(1)} ms, CPU ${cpu.toFixed(1)} ms a delivery`);
+			}
+		}
+		const [[recorded]] = await postgres.query('SELECT count(*) FROM stacks_announcements', LEDGER_DATABASE);
+		const notifyOf = (history: 'empty' | 'full', field: 'p50' | 'cpuMs') => median(notifyFigures[history].map((f) => f[field]));
+
 		const list = (values: number[]) => values.map((v) => v.toFixed(1)).join(', ');
 		const of = (key: 'immediate' | 'inOrder' | 'floor', field: 'perSecond' | 'p99' | 'p50') => median(figures[key].map((f) => f[field]));
 		const label = `one hook's stream, ${STREAM_N} × 1-tx deliveries, each sent after the answer to the one before`;
@@ -193,6 +274,24 @@ export async function recordRows(rounds: number, log: (msg: string) => void): Pr
 				ratio: eventsPerSecond / plainPerSecond, target: 'info', verdict: problems.length ? 'FAIL' : 'info',
 				raw: `test/examples/workflows/ledger-postgres.json (One Item per Event, Postgres node Execute Query, one transaction per delivery, ${LEDGER_TX} statements) on Debian's PostgreSQL (fsync off); the table held exactly the events sent (${count} rows); reference: the same stream into the in-order trigger alone (One Item per Transaction, no database). p99 per delivery ${fmtMs(percentile(ledgerRun.latencies, 99))} vs ${fmtMs(percentile(plain.latencies, 99))}${problems.length ? `. PROBLEMS: ${problems.join('; ')}` : ''}`,
 			},
+			{
+				id: '7d', what: `n8n (defaults): the Data Table ledger recipe, ${LEDGER_N} deliveries × ${LEDGER_TX} STX transfers, in order, into n8n's own Data Table: events written per second`,
+				figure: `${tablePerSecond.toFixed(1)}/s`, reference: `PostgreSQL ledger ${eventsPerSecond.toFixed(1)}/s`,
+				ratio: tablePerSecond / eventsPerSecond, target: 'info', verdict: problems.length ? 'FAIL' : 'info',
+				raw: `test/examples/workflows/ledger-data-table.json (Data Table node: the table ensured once per delivery, then an upsert per event, each its own transaction, in n8n's SQLite database); the table held exactly the events sent (${tableRows} rows at the stream's heights); p99 per delivery ${fmtMs(percentile(tableRun.latencies, 99))} vs PostgreSQL ${fmtMs(percentile(ledgerRun.latencies, 99))}`,
+			},
+			{
+				id: '7e.1', what: `n8n (defaults): Notify Once, ${NOTIFY_N} deliveries × ${NOTIFY_TX} new STX transfers, in order, with ${HISTORY.toLocaleString('en-US')} announcements already recorded: p50 latency`,
+				figure: fmtMs(notifyOf('full', 'p50')), reference: `empty record ${fmtMs(notifyOf('empty', 'p50'))}`,
+				ratio: notifyOf('full', 'p50') / notifyOf('empty', 'p50'), target: `≤ ${HISTORY_SLACK}×`, verdict: verdict(notifyOf('full', 'p50') <= notifyOf('empty', 'p50') * HISTORY_SLACK),
+				raw: `test/examples/workflows/notify-once.json (Postgres node: one INSERT … ON CONFLICT DO NOTHING RETURNING per event on the primary key, then Filter and HTTP Request to a local sink); POST → answer, median over ${rounds} rounds of each round's p50: full ${list(notifyFigures.full.map((f) => f.p50))}; empty ${list(notifyFigures.empty.map((f) => f.p50))} ms; every new event announced once (${recorded} recorded after the last round)`,
+			},
+			{
+				id: '7e.2', what: `n8n (defaults): Notify Once, the same, with ${HISTORY.toLocaleString('en-US')} announcements already recorded: CPU per delivery (n8n and PostgreSQL)`,
+				figure: fmtMs(notifyOf('full', 'cpuMs')), reference: `empty record ${fmtMs(notifyOf('empty', 'cpuMs'))}`,
+				ratio: notifyOf('full', 'cpuMs') / notifyOf('empty', 'cpuMs'), target: `≤ ${HISTORY_SLACK}×`, verdict: verdict(notifyOf('full', 'cpuMs') <= notifyOf('empty', 'cpuMs') * HISTORY_SLACK),
+				raw: `CPU time of n8n's and PostgreSQL's process groups (/proc) over each measured stream, per delivery, median over rounds: full ${list(notifyFigures.full.map((f) => f.cpuMs))}; empty ${list(notifyFigures.empty.map((f) => f.cpuMs))} ms`,
+			},
 		];
 		if (problems.length) rows.push({ id: '7c', what: 'part 7: correctness (every delivery answered 200, one successful execution each with its items)', figure: 'FAIL', reference: '', ratio: NaN, target: 'all', verdict: 'FAIL', raw: problems.slice(0, 10).join('; ') });
 		return rows;
@@ -201,5 +300,6 @@ export async function recordRows(rounds: number, log: (msg: string) => void): Pr
 		await emu.close().catch(() => undefined);
 		await n8n?.stop();
 		await postgres.stop();
+		await sink.close();
 	}
 }
