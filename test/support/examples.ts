@@ -31,6 +31,7 @@ export const EXAMPLES = {
 	ledger: 'ledger-postgres.json',
 	ledgerDataTable: 'ledger-data-table.json',
 	notify: 'notify-once.json',
+	actOnceFinal: 'act-once-final.json',
 } as const;
 
 export type ExampleKey = keyof typeof EXAMPLES;

@@ -1,19 +1,20 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- test code: it runs in Node, not inside n8n (CONTRIBUTING.md, Commands) */
 /**
- * The record suites' common part (test/suites/e2e/record*.e2e.test.ts): the three recipes
- * (test/examples/workflows/ledger-postgres.json, ledger-data-table.json and notify-once.json)
+ * The record suites' common part (test/suites/e2e/record*.e2e.test.ts): the four recipes
+ * (test/examples/workflows/ledger-postgres.json, ledger-data-table.json, notify-once.json and
+ * act-once-final.json, its depth set to ACT_DEPTH)
  * imported into a real n8n as they are, with nothing set up by hand (each creates its table on its
  * first delivery: the PostgreSQL ones in a database of their own, the Data Table one in n8n's), the
  * notifications sent to a local receiver, and a seeded chain script (chainScript.ts) streamed through
  * the emulator, with one SIGKILL of n8n mid-stream and one Backfill overlapping what was delivered;
- * then both ledgers and the messages checked against the script's oracle.
+ * then both ledgers, the messages and the actions checked against the script's oracle.
  */
 import * as http from 'http';
 import type { AddressInfo } from 'net';
 import { setTimeout as sleep } from 'timers/promises';
 
-import { type DeliveryReport, type Emulator, NO_ANSWER } from '../emulator';
-import { type ChainScript, chainScript, type LedgerRow } from './chainScript';
+import { type BlockInput, type DeliveryReport, type Emulator, NO_ANSWER } from '../emulator';
+import { type ChainScript, chainScript, type LedgerRow, transfersOf } from './chainScript';
 import { ACTION_TYPE, CREDENTIAL_TYPE, loadExample, TRIGGER_TYPE } from './examples';
 import type { WorkflowJson } from './n8n/api';
 import type { N8nInstance } from './n8n/instance';
@@ -38,9 +39,13 @@ export async function clearLedger(postgres: Postgres): Promise<void> {
 
 export interface Message {
 	eventId: string;
-	direction: 'apply' | 'rollback';
+	/** Notify Once's announcements and corrections; Act Once Final's actions and its reports of an acted event undone. */
+	direction: 'apply' | 'rollback' | 'final' | 'undone';
 	text: string;
 }
+
+/** Act Once Final's depth in these suites (the recipe ships with 6): the scripts' reorganisations of depth 3 then undo events already acted on. */
+export const ACT_DEPTH = 2;
 
 /** The notify recipe's messages, as a chat's webhook would receive them (HTTP, 127.0.0.1). */
 export interface Receiver {
@@ -77,26 +82,32 @@ export interface RecordSetup {
 	ledger: { workflowId: string; hookUuid: string };
 	notify?: { workflowId: string; hookUuid: string };
 	dataTable?: { workflowId: string; hookUuid: string };
+	act?: { workflowId: string; hookUuid: string };
 }
 
-/** The recipes with this n8n's credentials and the receiver's address, as a user sets them up; `triggerOptions` set on both triggers' Options. */
+/** The recipes with this n8n's credentials and the receiver's address, as a user sets them up; `triggerOptions` set on their triggers' Options. */
 function recipes(
 	stacks: { id: string; name: string },
 	postgres: { id: string; name: string },
 	receiverUrl: string,
 	triggerOptions: Record<string, unknown> = {},
-): { ledger: WorkflowJson; notify: WorkflowJson; dataTable: WorkflowJson } {
+): { ledger: WorkflowJson; notify: WorkflowJson; dataTable: WorkflowJson; act: WorkflowJson } {
 	const ledger = loadExample('ledger', stacks);
 	const notify = loadExample('notify', stacks);
 	const dataTable = loadExample('ledgerDataTable', stacks);
-	for (const node of [...ledger.nodes, ...notify.nodes]) if ((node.credentials as Record<string, unknown> | undefined)?.postgres) node.credentials = { postgres };
-	for (const node of notify.nodes) if (node.type === 'n8n-nodes-base.httpRequest') (node.parameters as Record<string, unknown>).url = receiverUrl;
-	for (const node of [...ledger.nodes, ...notify.nodes, ...dataTable.nodes]) {
-		if (node.type !== TRIGGER_TYPE) continue;
+	const act = loadExample('actOnceFinal', stacks);
+	const all = [...ledger.nodes, ...notify.nodes, ...dataTable.nodes, ...act.nodes];
+	for (const node of all) {
 		const parameters = node.parameters as Record<string, unknown>;
-		parameters.options = { ...(parameters.options as object), ...triggerOptions };
+		if ((node.credentials as Record<string, unknown> | undefined)?.postgres) node.credentials = { postgres };
+		if (node.type === 'n8n-nodes-base.httpRequest') parameters.url = receiverUrl;
+		if (node.type === TRIGGER_TYPE) parameters.options = { ...(parameters.options as object), ...triggerOptions };
 	}
-	return { ledger, notify, dataTable };
+	// The depth, where the recipe's note says to change it.
+	const final = act.nodes.find((node) => node.name === 'Final now')!.parameters as { options: { queryReplacement: string } };
+	if (!final.options.queryReplacement.endsWith(', 6] }}')) throw new Error(`act-once-final.json: the depth is no longer where this test sets it: ${final.options.queryReplacement}`);
+	final.options.queryReplacement = final.options.queryReplacement.replace(/, 6\] \}\}$/, `, ${ACT_DEPTH}] }}`);
+	return { ledger, notify, dataTable, act };
 }
 
 /** The uuid of the recipe's hook at the emulator (a trigger registers a new one on each activation). */
@@ -122,9 +133,9 @@ export async function setUpRecipes(
 		data: { host: postgres.host, port: postgres.port, database: LEDGER_DATABASE, user: postgres.user, password: 'trust-auth', ssl: 'disable', allowUnauthorizedCerts: false, maxConnections: 10, sshTunnel: false },
 	});
 	const receiver = await startReceiver();
-	const { ledger, notify, dataTable } = recipes(stacksCredential, { id: pgCredential.id, name: pgCredential.name }, receiver.url, triggerOptions);
+	const { ledger, notify, dataTable, act } = recipes(stacksCredential, { id: pgCredential.id, name: pgCredential.name }, receiver.url, triggerOptions);
 	const ids: string[] = [];
-	for (const workflow of opts.ledgerOnly ? [ledger] : [ledger, notify, dataTable, backfillWorkflow(stacksCredential)]) {
+	for (const workflow of opts.ledgerOnly ? [ledger] : [ledger, notify, dataTable, act, backfillWorkflow(stacksCredential)]) {
 		const { id } = await n8n.api.createWorkflow(workflow);
 		await n8n.api.activate(id);
 		ids.push(id);
@@ -140,6 +151,7 @@ export async function setUpRecipes(
 		...(!opts.ledgerOnly && {
 			notify: { workflowId: ids[1], hookUuid: hookOf('Notify once') },
 			dataTable: { workflowId: ids[2], hookUuid: hookOf('Ledger (Data Table)') },
+			act: { workflowId: ids[3], hookUuid: hookOf('Act once final') },
 		}),
 	};
 }
@@ -191,7 +203,7 @@ const BACKFILL_PATH = 'backfill-recipes';
  */
 function backfillWorkflow(stacks: { id: string; name: string }): WorkflowJson {
 	const body = (field: string) => `={{ $('Start').first().json.body.${field} }}`;
-	const node = (name: string, hook: 'ledger' | 'notify' | 'dataTable', x: number) => ({
+	const node = (name: string, hook: 'ledger' | 'notify' | 'dataTable' | 'act', x: number) => ({
 		id: `backfill-${hook}`,
 		name,
 		type: ACTION_TYPE,
@@ -207,11 +219,13 @@ function backfillWorkflow(stacks: { id: string; name: string }): WorkflowJson {
 			node('Backfill the ledger', 'ledger', 250),
 			node('Backfill the Data Table ledger', 'dataTable', 500),
 			node('Backfill the notifications', 'notify', 750),
+			node('Backfill the actions', 'act', 1000),
 		],
 		connections: {
 			Start: { main: [[{ node: 'Backfill the ledger', type: 'main', index: 0 }]] },
 			'Backfill the ledger': { main: [[{ node: 'Backfill the Data Table ledger', type: 'main', index: 0 }]] },
 			'Backfill the Data Table ledger': { main: [[{ node: 'Backfill the notifications', type: 'main', index: 0 }]] },
+			'Backfill the notifications': { main: [[{ node: 'Backfill the actions', type: 'main', index: 0 }]] },
 		},
 	};
 }
@@ -220,7 +234,7 @@ function backfillWorkflow(stacks: { id: string; name: string }): WorkflowJson {
 export async function backfill(setup: RecordSetup, from: number, to: number): Promise<unknown> {
 	const answer = await setup.n8n.request(`${setup.n8n.webhookBaseUrl}webhook/${BACKFILL_PATH}`, {
 		method: 'POST',
-		body: { from, to, ledger: setup.ledger.hookUuid, notify: setup.notify!.hookUuid, dataTable: setup.dataTable!.hookUuid },
+		body: { from, to, ledger: setup.ledger.hookUuid, notify: setup.notify!.hookUuid, dataTable: setup.dataTable!.hookUuid, act: setup.act!.hookUuid },
 		timeoutMs: 180_000,
 	});
 	if (answer.status !== 200) throw new Error(`the Backfill workflow answered ${answer.status}: ${answer.text.slice(0, 3000)}`);
@@ -274,9 +288,11 @@ export interface SequenceResult {
 	rows: LedgerRow[];
 	/** The Data Table ledger's rows at the script's heights. */
 	dataTableRows: LedgerRow[];
+	/** Notify Once's messages, and Act Once Final's (`final`, `undone`), of this script. */
 	messages: Message[];
+	actions: Message[];
 	/** What the stream cost: attempts of each recipe's hook, the failed ones, answers lost, attempts n8n never answered. */
-	attempts: { ledger: number; dataTable: number; notify: number; failed: number; lost: number; timedOut: number };
+	attempts: { ledger: number; dataTable: number; notify: number; act: number; failed: number; lost: number; timedOut: number };
 	backfilled: { from: number; to: number };
 	crashedAtStep: number;
 }
@@ -303,23 +319,26 @@ export async function runSequence(setup: RecordSetup, opts: SequenceOptions): Pr
 	const from = startHeight + Math.floor(script.canonical.length / 3);
 	const to = from + 24;
 	const replayed = await backfill(setup, from, to);
-	expect(replayed).toEqual({ uuid: setup.notify!.hookUuid, fromHeight: from, toHeight: to, replayed: to - from + 1 });
+	expect(replayed).toEqual({ uuid: setup.act!.hookUuid, fromHeight: from, toHeight: to, replayed: to - from + 1 });
 	await emu.settled();
 	// The backfill's deliveries are answered once their executions finished (in order) or were queued.
 	await sleep(2000);
 
 	const reports = emu.deliveries.slice(firstReport);
+	// This script's messages: its block hashes begin with its tag (chainScript.ts).
+	const mine = receiver.messages.filter((message) => message.eventId.startsWith(`0x${opts.tag.toString(16).padStart(8, '0')}`));
 	const of = (uuid: string) => reports.filter((report) => report.hookUuid === uuid);
 	return {
 		script,
 		rows: await ledgerRows(postgres, heightsOfTag(opts.tag)),
 		dataTableRows: await dataTableRows(setup.n8n, heightsOfTag(opts.tag)),
-		// This script's messages: its block hashes begin with its tag (chainScript.ts).
-		messages: receiver.messages.filter((message) => message.eventId.startsWith(`0x${opts.tag.toString(16).padStart(8, '0')}`)),
+		messages: mine.filter((message) => message.direction === 'apply' || message.direction === 'rollback'),
+		actions: mine.filter((message) => message.direction === 'final' || message.direction === 'undone'),
 		attempts: {
 			ledger: of(setup.ledger.hookUuid).length,
 			dataTable: of(setup.dataTable!.hookUuid).length,
 			notify: of(setup.notify!.hookUuid).length,
+			act: of(setup.act!.hookUuid).length,
 			failed: reports.filter((report) => report.error !== undefined).length,
 			lost: reports.filter((report) => report.answerLost === true).length,
 			timedOut: reports.filter((report) => report.error?.startsWith(NO_ANSWER) === true).length,
@@ -385,13 +404,84 @@ export function expectNotifiedOnce(result: SequenceResult, emu: Emulator, notify
 	return { lostToTheCrash: missing.length };
 }
 
+/** What Act Once Final must do with a script, at depth `depth`: its oracle, step by step as the deliveries come. */
+export function finalOracle(script: ChainScript, depth: number): { acted: Map<string, number>; undone: Map<string, number>; finalAtStep: Map<string, number>; stepsActing: number } {
+	// The hook's filter: STX transfers and coinbases. A block matching neither is not delivered, so it does not count.
+	const delivered = (block: BlockInput) => block.transactions.some((tx) => tx.kind === 'stx_transfer' || tx.kind === 'coinbase');
+	const state = new Map<string, { height: number; state: 'pending' | 'acted' | 'undone' }>();
+	const acted = new Map<string, number>();
+	const undone = new Map<string, number>();
+	const finalAtStep = new Map<string, number>();
+	let stepsActing = 0;
+	const count = (map: Map<string, number>, id: string) => map.set(id, (map.get(id) ?? 0) + 1);
+	for (const [index, step] of script.steps.entries()) {
+		if (step.kind === 'loseAnswer') continue;
+		const rolledBack = step.kind === 'reorg' ? step.rollback : [];
+		const applied = step.kind === 'reorg' ? step.apply : [step.block];
+		for (const row of rolledBack.filter(delivered).flatMap(transfersOf)) {
+			const event = state.get(row.eventId);
+			if (event?.state === 'pending') state.delete(row.eventId);
+			else if (event?.state === 'acted') {
+				event.state = 'undone';
+				count(undone, row.eventId);
+			}
+		}
+		for (const row of applied.filter(delivered).flatMap(transfersOf)) {
+			const event = state.get(row.eventId);
+			if (!event) state.set(row.eventId, { height: row.blockHeight, state: 'pending' });
+			else if (event.state === 'undone') event.state = 'acted';
+		}
+		const heights = applied.filter(delivered).map((block) => block.height);
+		if (heights.length === 0) continue;
+		const tip = Math.max(...heights);
+		let any = false;
+		for (const [id, event] of state) {
+			if (event.state !== 'pending' || event.height > tip - depth) continue;
+			event.state = 'acted';
+			count(acted, id);
+			finalAtStep.set(id, index);
+			any = true;
+		}
+		if (any) stepsActing++;
+	}
+	return { acted, undone, finalAtStep, stepsActing };
+}
+
+/**
+ * Act Once Final's promise at `depth`: every event that reached the depth acted on once, none that a
+ * reorganisation undid before; an event acted on and then undone by a deeper one reported once each
+ * time. The exception, when `crashed` (the whole n8n killed): the action runs before its mark, so the
+ * events of the one execution the kill cut short can be acted on twice (at least once).
+ */
+export function expectActedOnceFinal(result: SequenceResult, depth: number, crashed: boolean): { actedTwice: number; oracle: ReturnType<typeof finalOracle> } {
+	const oracle = finalOracle(result.script, depth);
+	const countOf = (direction: 'final' | 'undone') => {
+		const counts = new Map<string, number>();
+		for (const message of result.actions) if (message.direction === direction) counts.set(message.eventId, (counts.get(message.eventId) ?? 0) + 1);
+		return counts;
+	};
+	const sorted = (map: Map<string, number>) => [...map].sort(([a], [b]) => a.localeCompare(b));
+	const acted = countOf('final');
+	expect(sorted(countOf('undone'))).toEqual(sorted(oracle.undone));
+	// Never one the chain undid before it was deep enough, and every one that was, at least once.
+	expect({ notFinal: [...acted.keys()].filter((id) => !oracle.acted.has(id)), missing: [...oracle.acted.keys()].filter((id) => !acted.has(id)) }).toEqual({ notFinal: [], missing: [] });
+	const twice = [...acted].filter(([, n]) => n > 1).map(([id]) => id);
+	if (twice.length === 0 || !crashed) {
+		expect(twice).toEqual([]);
+		return { actedTwice: 0, oracle };
+	}
+	// Each acted twice became final in the same delivery: the one the kill cut short between its action and its mark.
+	expect(new Set(twice.map((id) => oracle.finalAtStep.get(id))).size).toBe(1);
+	return { actedTwice: twice.length, oracle };
+}
+
 export function describeResult(label: string, result: SequenceResult, seed: number): string {
 	const { counts } = result.script;
 	return (
 		`${label}: seed ${seed} (replay: RECORD_SEED=${seed}); ${result.script.steps.length} steps, ${counts.blocks} blocks, ${counts.reorgs} reorganisations ` +
 		`(depths ${JSON.stringify(counts.depths)}, ${counts.flipFlops} flip-flops), ${counts.lostAnswers} answers lost; crash at step ${result.crashedAtStep}; ` +
 		`backfill ${result.backfilled.from}-${result.backfilled.to}; ledger ${result.rows.length} rows, Data Table ledger ${result.dataTableRows.length} (chain ${counts.transfers}); ` +
-		`${result.messages.length} messages; delivery attempts ledger ${result.attempts.ledger}, Data Table ${result.attempts.dataTable}, notify ${result.attempts.notify}, failed ${result.attempts.failed}, answers lost ${result.attempts.lost}, not answered in time ${result.attempts.timedOut}`
+		`${result.messages.length} messages, ${result.actions.length} actions; delivery attempts ledger ${result.attempts.ledger}, Data Table ${result.attempts.dataTable}, notify ${result.attempts.notify}, act ${result.attempts.act}, failed ${result.attempts.failed}, answers lost ${result.attempts.lost}, not answered in time ${result.attempts.timedOut}`
 	);
 }
 

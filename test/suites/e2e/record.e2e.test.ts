@@ -19,8 +19,10 @@ import { type Postgres, startPostgres } from '../../support/n8n/servers';
 import { startStack, type Stack } from '../../support/n8n/stack';
 import { transfersOf } from '../../support/chainScript';
 import {
+	ACT_DEPTH,
 	clearLedger,
 	describeResult,
+	expectActedOnceFinal,
 	expectLedgerEqualsChain,
 	expectNotifiedOnce,
 	heightsOfTag,
@@ -105,6 +107,8 @@ describe('Respond: When the Workflow Finishes (regular mode)', () => {
 			console.log(describeResult('in order, regular mode', result, seed));
 			expectLedgerEqualsChain(result);
 			expectLedgerEqualsChain(result, result.dataTableRows);
+			const final = expectActedOnceFinal(result, ACT_DEPTH, true);
+			console.log(`  act once final at depth ${ACT_DEPTH}: ${final.oracle.acted.size} events acted on, ${final.oracle.undone.size} undone after acting by deeper reorganisations; ${final.actedTwice} acted on twice (the execution the SIGKILL cut short)`);
 			const { lostToTheCrash } = expectNotifiedOnce(result, emu, setup.notify!.hookUuid, true);
 			if (lostToTheCrash) console.log(`  ${lostToTheCrash} messages of the delivery the SIGKILL cut short were not sent (at most once)`);
 			// The SIGKILL cut deliveries short, and the service sent them again.

@@ -12,7 +12,7 @@
  * RECORD_SEQUENCES=<n> runs n in-order scripts instead of one; RECORD_SEED=<seed> replays one.
  */
 import { type QueueStack, startQueueStack } from '../../support/n8n/queue';
-import { describeResult, expectLedgerEqualsChain, expectNotifiedOnce, type RecordSetup, runSequence, sequenceSeeds, setUpRecipes, STREAM_EMULATOR } from '../../support/record';
+import { ACT_DEPTH, describeResult, expectActedOnceFinal, expectLedgerEqualsChain, expectNotifiedOnce, type RecordSetup, runSequence, sequenceSeeds, setUpRecipes, STREAM_EMULATOR } from '../../support/record';
 
 let stack: QueueStack;
 let setup: RecordSetup;
@@ -54,6 +54,8 @@ describe('Respond: When the Workflow Finishes (queue mode, two workers)', () => 
 			console.log(describeResult('in order, queue mode', result, seed));
 			expectLedgerEqualsChain(result);
 			expectLedgerEqualsChain(result, result.dataTableRows);
+			const final = expectActedOnceFinal(result, ACT_DEPTH, false);
+			console.log(`  act once final at depth ${ACT_DEPTH}: ${final.oracle.acted.size} events acted on, ${final.oracle.undone.size} undone after acting by deeper reorganisations`);
 			expectNotifiedOnce(result, stack.emu, setup.notify!.hookUuid, false);
 			// n8n answered every delivery that reached a live webhook process (the setting above).
 			expect(result.attempts.timedOut).toBe(0);
