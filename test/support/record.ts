@@ -165,6 +165,9 @@ export const heightsOfTag = (tag: number): [number, number] => [tag * 100_000, t
  * closes gaps on its own), which is right for that script and no business of this one's.
  */
 export async function ledgerRows(postgres: Postgres, [from, to]: [number, number]): Promise<LedgerRow[]> {
+	// The recipe creates its table on its first delivery: none yet, no rows.
+	const [[table]] = await postgres.query(`SELECT coalesce(to_regclass('stacks_events')::text, '-')`, LEDGER_DATABASE);
+	if (table === '-') return [];
 	const rows = await postgres.query(
 		`SELECT event_id, block_height, block_hash, tx_hash, sender, recipient, amount FROM stacks_events WHERE block_height BETWEEN ${from} AND ${to} ORDER BY event_id`,
 		LEDGER_DATABASE,

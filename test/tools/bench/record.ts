@@ -26,7 +26,7 @@ import { installPackage, packPackage } from '../../support/n8n/package';
 import { atExit, groupCpuMs } from '../../support/n8n/process';
 import { startPostgres } from '../../support/n8n/servers';
 import { REPO_DIR } from '../../support/paths';
-import { dataTableRows, LEDGER_DATABASE } from '../../support/record';
+import { DATA_TABLE_NAME, dataTableRows, LEDGER_DATABASE } from '../../support/record';
 import { FLOOR_IN_ORDER_TYPE, packFloor } from './floor/package';
 import { executionsAfter, itemCount, waitForNew } from './n8n-delivery';
 import { ALICE, API_KEY, delivery, SECRET } from './payloads';
@@ -210,6 +210,10 @@ export async function recordRows(rounds: number, log: (msg: string) => void): Pr
 		if (tableRows !== events) problems.push(`Data Table ledger: ${tableRows} rows, expected ${events}`);
 		if (tableRun.statuses.some((status) => status !== 200)) problems.push(`Data Table ledger: answered ${[...new Set(tableRun.statuses)].join('/')}`);
 		const tablePerSecond = events / tableRun.seconds;
+		// What one event costs of n8n's 50 MiB for all data tables: the table's size as n8n counts it, over its rows (warm-up included).
+		const tables = (await n8n.api.public('GET', `/data-tables?filter=${encodeURIComponent(JSON.stringify({ name: DATA_TABLE_NAME }))}`)) as { data: Array<{ name: string; sizeBytes?: number }> };
+		const tableBytes = tables.data.find((table) => table.name === DATA_TABLE_NAME)?.sizeBytes ?? NaN;
+		const bytesPerEvent = tableBytes / (events + 3 * LEDGER_TX);
 
 		// Notify Once: the same deliveries' cost with an empty record and with HISTORY announcements in it,
 		// alternated over the rounds; CPU of n8n and PostgreSQL (their process groups, /proc) per delivery.
@@ -278,7 +282,7 @@ export async function recordRows(rounds: number, log: (msg: string) => void): Pr
 				id: '7d', what: `n8n (defaults): the Data Table ledger recipe, ${LEDGER_N} deliveries × ${LEDGER_TX} STX transfers, in order, into n8n's own Data Table: events written per second`,
 				figure: `${tablePerSecond.toFixed(1)}/s`, reference: `PostgreSQL ledger ${eventsPerSecond.toFixed(1)}/s`,
 				ratio: tablePerSecond / eventsPerSecond, target: 'info', verdict: problems.length ? 'FAIL' : 'info',
-				raw: `test/examples/workflows/ledger-data-table.json (Data Table node: the table ensured once per delivery, then an upsert per event, each its own transaction, in n8n's SQLite database); the table held exactly the events sent (${tableRows} rows at the stream's heights); p99 per delivery ${fmtMs(percentile(tableRun.latencies, 99))} vs PostgreSQL ${fmtMs(percentile(ledgerRun.latencies, 99))}`,
+				raw: `test/examples/workflows/ledger-data-table.json (Data Table node: the table ensured once per delivery, then an upsert per event, each its own transaction, in n8n's SQLite database); the table held exactly the events sent (${tableRows} rows at the stream's heights); ${Math.round(bytesPerEvent)} bytes an event as n8n counts a table's size, so n8n's default 50 MiB for all data tables holds about ${Math.round((50 * 1024 * 1024) / bytesPerEvent).toLocaleString('en-US')} events; p99 per delivery ${fmtMs(percentile(tableRun.latencies, 99))} vs PostgreSQL ${fmtMs(percentile(ledgerRun.latencies, 99))}`,
 			},
 			{
 				id: '7e.1', what: `n8n (defaults): Notify Once, ${NOTIFY_N} deliveries × ${NOTIFY_TX} new STX transfers, in order, with ${HISTORY.toLocaleString('en-US')} announcements already recorded: p50 latency`,
