@@ -8,7 +8,8 @@
  *   C: a workflow of the floor (floor/FloorTrigger.node.js, a package of its own installed the
  *      same way): the cheapest community trigger n8n allows that does the same job, one constant
  *      compared, the same per-transaction items out, answered by n8n once the execution is queued
- *      like the trigger; what n8n itself charges any community trigger per delivery,
+ *      like the trigger, the trigger's credential attached (n8n checks it before each execution, as
+ *      it does A's and B's); what n8n itself charges any community trigger per delivery,
  * alternated A/B/C, C/B/A, ... over several rounds, for each n8n configuration of CONFIGS (n8n
  * restarted in between, same user folder). Every accepted delivery must give exactly one
  * successful execution with the right number of items (checked from the saved executions:
@@ -101,7 +102,8 @@ const workflows = (hooksCredential: object, headerCredential: object): WorkflowJ
 		connections: {},
 		nodes: [{
 			id: 'b1a2c3d4-0000-4000-8000-000000000004', name: FLOOR_NODE, type: FLOOR_TYPE,
-			typeVersion: 1.1, position: [0, 0], webhookId: FLOOR_WEBHOOK_ID, parameters: {},
+			// The trigger's credential, never loaded: n8n checks it before each execution, as it does the trigger's.
+			typeVersion: 1.1, position: [0, 0], webhookId: FLOOR_WEBHOOK_ID, parameters: {}, credentials: { stacksHooksApi: hooksCredential },
 		}],
 	},
 ];

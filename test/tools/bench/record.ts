@@ -132,7 +132,7 @@ export async function recordRows(rounds: number, log: (msg: string) => void): Pr
 			inOrder: trigger('Bench: trigger, in order', IDS.inOrder, 'lastNode', 'transaction', stacks),
 			floor: {
 				name: 'Bench: floor, in order', connections: {},
-				nodes: [{ id: 'e1c2a3b4-0000-4000-8000-0000000000f1', name: 'Floor Trigger In Order', type: FLOOR_IN_ORDER_TYPE, typeVersion: 1.1, position: [0, 0], webhookId: IDS.floor, parameters: {} }],
+				nodes: [{ id: 'e1c2a3b4-0000-4000-8000-0000000000f1', name: 'Floor Trigger In Order', type: FLOOR_IN_ORDER_TYPE, typeVersion: 1.1, position: [0, 0], webhookId: IDS.floor, parameters: {}, credentials: { stacksHooksApi: stacks } }],
 			},
 			ledger,
 			dataTable,

@@ -56,8 +56,10 @@ const METHOD = [
 		'A/B/C then C/B/A over the rounds, medians reported. n8n keeps its default of saving every execution, and every execution is checked. ' +
 		'The Stacks credential holds no consumer secret: the trigger reads the account\'s from the emulator at activation.',
 	'The floor is the cheapest community trigger n8n 2.41 allows that does the same job: a package of its own (plain JS, no dependencies, ' +
-		'test/tools/bench/floor/) packed and installed like the Stacks package, one node of typeVersion 1.1 with one POST webhook, no credential ' +
-		'and no parameter; webhook() compares the x-hook-consumer-secret header with a constant (401 otherwise), splits the delivery into the ' +
+		'test/tools/bench/floor/) packed and installed like the Stacks package, one node of typeVersion 1.1 with one POST webhook, the ' +
+		'trigger\'s credential (attached, never loaded: n8n checks the credentials of a workflow\'s nodes before every execution, two SELECTs, ' +
+		'as it does the trigger\'s and the Webhook node\'s) and no parameter; webhook() compares the x-hook-consumer-secret header with a ' +
+		'constant (401 otherwise), splits the delivery into the ' +
 		'same per-transaction items as the trigger (no checks of the body) and returns {received: true, items: n} for n8n to answer once the ' +
 		'execution is queued, as the trigger does. What it costs is what n8n charges any community trigger per delivery; rows …f hold the ' +
 		'Stacks Hooks Trigger within 1.05× of it, and their raw numbers give the floor beside Webhook+Code.',

@@ -2,15 +2,21 @@
 /**
  * The floor of part 1 of `npm run bench`: the cheapest community trigger n8n 2.41 allows. Plain
  * JS with no dependencies, so n8n loads nothing for it but this file. Whatever a delivery to it
- * costs is what n8n itself charges any community trigger: the Stacks Hooks Trigger is measured
+ * costs is what n8n itself charges any community trigger holding a credential: the Stacks Hooks Trigger is measured
  * against it. Like for like with the trigger: a constant compared with one header, the same
  * per-transaction items, answered by n8n after the execution is queued (or, in order, once it has
- * run); no credential, no parameter read, no checks of the body.
+ * run); no parameter read, no checks of the body. It carries the trigger's credential (declared, and
+ * attached in the bench's workflows, never loaded), as any trigger that registers its hook at the
+ * service must: n8n checks the credentials of a workflow's nodes before every execution (two
+ * SELECTs of credentials_entity, profiled in issue 26), and a floor without one left that charge
+ * on the trigger's side of rows …f.
  *
- * The secret is payloads.ts's SECRET, written out: floor/package.ts refuses to pack this file
- * when the two differ.
+ * The secret is payloads.ts's SECRET, and the credential type the trigger's, written out:
+ * floor/package.ts refuses to pack this file when either differs.
  */
 const SECRET = 'b3e7c0deb3e7c0deb3e7c0deb3e7c0deb3e7c0deb3e7c0deb3e7c0deb3e7c0de';
+/** The credential type the Stacks Hooks Trigger declares (nodes/shared/constants.ts). */
+const CREDENTIAL_TYPE = 'stacksHooksApi';
 
 /** The trigger's default output, written out plainly: one item per transaction, rollbacks first, with its id. */
 function transactionItems(d) {
@@ -53,6 +59,8 @@ function floorType(name, displayName, responseMode) {
 				defaults: { name: displayName },
 				inputs: [],
 				outputs: ['main'],
+				// The Stacks package's credential type (installed beside this package in every bench n8n).
+				credentials: [{ name: CREDENTIAL_TYPE, required: true }],
 				webhooks: [{ name: 'default', httpMethod: 'POST', responseMode, responseData: responseMode === 'lastNode' ? 'noData' : '', path: 'webhook' }],
 				properties: [],
 			};

@@ -11,6 +11,7 @@ import * as path from 'path';
 import { packPackage } from '../../../support/n8n/package';
 import { atExit } from '../../../support/n8n/process';
 import { REPO_DIR } from '../../../support/paths';
+import { CREDENTIAL_TYPE } from '../../../../nodes/shared/constants';
 import { SECRET } from '../payloads';
 
 export const FLOOR_PACKAGE = 'n8n-nodes-bench-floor';
@@ -27,6 +28,7 @@ const NODE_SOURCE = path.join(SOURCE_DIR, NODE_FILES[0]);
 export async function packFloor(): Promise<string> {
 	const source = fs.readFileSync(NODE_SOURCE, 'utf8');
 	if (!source.includes(`'${SECRET}'`)) throw new Error(`${NODE_SOURCE} does not hold payloads.ts's SECRET: write the current one in`);
+	if (!source.includes(`'${CREDENTIAL_TYPE}'`)) throw new Error(`${NODE_SOURCE} does not declare the trigger's credential type ${CREDENTIAL_TYPE}: write it in`);
 	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stacks-hooks-bench-floor-'));
 	atExit(() => fs.rmSync(dir, { recursive: true, force: true }));
 	const manifest = path.join(dir, 'package.json');
