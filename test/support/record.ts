@@ -284,6 +284,8 @@ export interface SequenceOptions {
 	crash: () => Promise<void>;
 	/** Steps streamed ahead of the ones settled: the emulator's stream, not the test, keeps the order. */
 	ahead?: number;
+	/** The Backfill over delivered heights at the end (default); off where only the PostgreSQL ledger is active. */
+	backfill?: boolean;
 }
 
 export interface SequenceResult {
@@ -296,7 +298,7 @@ export interface SequenceResult {
 	actions: Message[];
 	/** What the stream cost: attempts of each recipe's hook, the failed ones, answers lost, attempts n8n never answered. */
 	attempts: { ledger: number; dataTable: number; notify: number; act: number; failed: number; lost: number; timedOut: number };
-	backfilled: { from: number; to: number };
+	backfilled?: { from: number; to: number };
 	crashedAtStep: number;
 }
 
@@ -321,9 +323,11 @@ export async function runSequence(setup: RecordSetup, opts: SequenceOptions): Pr
 	// A backfill over a third of the range, all of it delivered already.
 	const from = startHeight + Math.floor(script.canonical.length / 3);
 	const to = from + 24;
-	const replayed = await backfill(setup, from, to);
-	expect(replayed).toEqual({ uuid: setup.act!.hookUuid, fromHeight: from, toHeight: to, replayed: to - from + 1 });
-	await emu.settled();
+	if (opts.backfill !== false) {
+		const replayed = await backfill(setup, from, to);
+		expect(replayed).toEqual({ uuid: setup.act!.hookUuid, fromHeight: from, toHeight: to, replayed: to - from + 1 });
+		await emu.settled();
+	}
 	// The backfill's deliveries are answered once their executions finished (in order) or were queued.
 	await sleep(2000);
 
@@ -346,7 +350,7 @@ export async function runSequence(setup: RecordSetup, opts: SequenceOptions): Pr
 			lost: reports.filter((report) => report.answerLost === true).length,
 			timedOut: reports.filter((report) => report.error?.startsWith(NO_ANSWER) === true).length,
 		},
-		backfilled: { from, to },
+		...(opts.backfill !== false && { backfilled: { from, to } }),
 		crashedAtStep: crashAt,
 	};
 }
@@ -483,7 +487,7 @@ export function describeResult(label: string, result: SequenceResult, seed: numb
 	return (
 		`${label}: seed ${seed} (replay: RECORD_SEED=${seed}); ${result.script.steps.length} steps, ${counts.blocks} blocks, ${counts.reorgs} reorganisations ` +
 		`(depths ${JSON.stringify(counts.depths)}, ${counts.flipFlops} flip-flops), ${counts.lostAnswers} answers lost; crash at step ${result.crashedAtStep}; ` +
-		`backfill ${result.backfilled.from}-${result.backfilled.to}; ledger ${result.rows.length} rows, Data Table ledger ${result.dataTableRows.length} (chain ${counts.transfers}); ` +
+		`${result.backfilled ? `backfill ${result.backfilled.from}-${result.backfilled.to}` : 'no backfill'}; ledger ${result.rows.length} rows, Data Table ledger ${result.dataTableRows.length} (chain ${counts.transfers}); ` +
 		`${result.messages.length} messages, ${result.actions.length} actions; delivery attempts ledger ${result.attempts.ledger}, Data Table ${result.attempts.dataTable}, notify ${result.attempts.notify}, act ${result.attempts.act}, failed ${result.attempts.failed}, answers lost ${result.attempts.lost}, not answered in time ${result.attempts.timedOut}`
 	);
 }

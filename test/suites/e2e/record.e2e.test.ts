@@ -163,6 +163,12 @@ describe('Respond: When the Workflow Finishes (regular mode)', () => {
 });
 
 describe('Respond: Immediately (the default)', () => {
+	beforeAll(async () => {
+		// Only the PostgreSQL ledger is under test here: the other recipes would process every delivery of
+		// the script for nothing (CI's time). The suite ends after this block, so they stay off.
+		for (const recipe of [setup.notify, setup.dataTable, setup.act]) await stack.n8n.api.deactivate(recipe!.workflowId);
+	}, 120_000);
+
 	afterAll(async () => {
 		await respond('lastNode');
 	}, 120_000);
@@ -209,7 +215,7 @@ describe('Respond: Immediately (the default)', () => {
 		await respond('onReceived');
 		const [seed] = sequenceSeeds((Number(process.env.FC_SEED ?? Date.now()) + 1) | 0, 1);
 		// Tag 8: below the in-order scripts' 10, 11, … however many RECORD_SEQUENCES asks for.
-		const result = await runSequence(setup, { seed, tag: 8, blocks: 200, crash: async () => {} });
+		const result = await runSequence(setup, { seed, tag: 8, blocks: 200, crash: async () => {}, backfill: false });
 		const expected = new Set(result.script.expectedRows.map((row) => row.eventId));
 		const actual = new Set(result.rows.map((row) => row.eventId));
 		const extra = [...actual].filter((id) => !expected.has(id));
