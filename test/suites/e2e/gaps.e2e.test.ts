@@ -178,11 +178,16 @@ describe('the Error Workflow hears of what the trigger cannot mend (regular mode
 		const stalledAlerts = await alertsFor(stalled.id, `The service has not evaluated a block for hook ${stalled.hook}`);
 		const overLimit = await alertsFor(limited.id, 'more than the Catch-Up Limit');
 		const failingAlerts = await alertsFor(failing.id, `times in a row: the workflow fails on it`);
-		const said = { stalled: stalledAlerts.length, overLimit: overLimit.length, failing: failingAlerts.length };
-		if (JSON.stringify(said) !== JSON.stringify({ stalled: 1, overLimit: 1, failing: 1 })) {
+		// Once per incident. The pause is one; with this suite's limit of 5 blocks (one check interval of
+		// the chain), a machine so loaded that n8n falls 3 intervals behind the live stream can make a later
+		// window another gap over the limit (a fresh-clone CI run saw one, heights the replays behind the
+		// stream had not yet brought): a different incident, never the same one said twice.
+		const ranges = overLimit.map((alert) => /Backfill heights (\d+-\d+)/.exec(alert)?.[1]);
+		const said = { stalled: stalledAlerts.length, overLimit: Math.min(overLimit.length, 1), failing: failingAlerts.length, overLimitRepeated: ranges.length - new Set(ranges).size };
+		if (JSON.stringify(said) !== JSON.stringify({ stalled: 1, overLimit: 1, failing: 1, overLimitRepeated: 0 }) || overLimit.length > 1) {
 			console.log(`alerts: ${JSON.stringify(await alerts(), null, 1)}\ntrigger log:\n${stack.n8n.logs().split('\n').filter((line) => line.includes('Stacks Hooks Trigger')).join('\n')}`);
 		}
-		expect(said).toEqual({ stalled: 1, overLimit: 1, failing: 1 });
+		expect(said).toEqual({ stalled: 1, overLimit: 1, failing: 1, overLimitRepeated: 0 });
 		expect(overLimit[0]).toMatch(/Backfill heights \d+-\d+ with the Stacks Hooks node/);
 		expect(failingAlerts[0]).toContain(`of hook ${failing.hook}`);
 		expect(failingAlerts[0]).toMatch(/the delivery of block \d+ \(0x[0-9a-f]+, apply\)/);
