@@ -457,8 +457,10 @@ export function finalOracle(script: ChainScript, depth: number): { acted: Map<st
 /**
  * Act Once Final's promise at `depth`: every event that reached the depth acted on once, none that a
  * reorganisation undid before; an event acted on and then undone by a deeper one reported once each
- * time. The exception, when `crashed` (the whole n8n killed): the action runs before its mark, so the
- * events of the one execution the kill cut short can be acted on twice (at least once).
+ * time. The exception, when `crashed` (the whole n8n killed once): the action runs before its mark, so
+ * events the killed execution had acted on are acted on again by the next delivery (at least once), at
+ * most twice. Which delivery that is the oracle cannot say: after the restart the trigger's own replays
+ * can reach the depth before the script's next step does.
  */
 export function expectActedOnceFinal(result: SequenceResult, depth: number, crashed: boolean): { actedTwice: number; oracle: ReturnType<typeof finalOracle> } {
 	const oracle = finalOracle(result.script, depth);
@@ -477,8 +479,8 @@ export function expectActedOnceFinal(result: SequenceResult, depth: number, cras
 		expect(twice).toEqual([]);
 		return { actedTwice: 0, oracle };
 	}
-	// Each acted twice became final in the same delivery: the one the kill cut short between its action and its mark.
-	expect(new Set(twice.map((id) => oracle.finalAtStep.get(id))).size).toBe(1);
+	// One kill between an action and its mark: acted on again once, never more.
+	expect([...acted].filter(([, n]) => n > 2)).toEqual([]);
 	return { actedTwice: twice.length, oracle };
 }
 
