@@ -175,10 +175,15 @@ export async function ledgerRows(postgres: Postgres, [from, to]: [number, number
 	return rows.map(([eventId, blockHeight, blockHash, txHash, sender, recipient, amount]) => ({ eventId, blockHeight: Number(blockHeight), blockHash, txHash, sender, recipient, amount }));
 }
 
+/** The Data Table recipe's table as n8n's public API lists it (with its size as n8n counts it), once the recipe has created it. */
+export async function findDataTable(n8n: Pick<N8nInstance, 'api'>): Promise<{ id: string; name: string; sizeBytes?: number } | undefined> {
+	const tables = (await n8n.api.public('GET', `/data-tables?filter=${encodeURIComponent(JSON.stringify({ name: DATA_TABLE_NAME }))}`)) as { data: Array<{ id: string; name: string; sizeBytes?: number }> };
+	return tables.data.find((candidate) => candidate.name === DATA_TABLE_NAME);
+}
+
 /** The Data Table ledger's rows at the heights `range`, read as a user would: n8n's public API. */
 export async function dataTableRows(n8n: N8nInstance, [from, to]: [number, number]): Promise<LedgerRow[]> {
-	const tables = (await n8n.api.public('GET', `/data-tables?filter=${encodeURIComponent(JSON.stringify({ name: DATA_TABLE_NAME }))}`)) as { data: Array<{ id: string; name: string }> };
-	const table = tables.data.find((candidate) => candidate.name === DATA_TABLE_NAME);
+	const table = await findDataTable(n8n);
 	if (!table) return [];
 	const filter = { type: 'and', filters: [{ columnName: 'blockHeight', condition: 'gte', value: from }, { columnName: 'blockHeight', condition: 'lte', value: to }] };
 	const rows: LedgerRow[] = [];
@@ -412,16 +417,14 @@ export function expectNotifiedOnce(result: SequenceResult, emu: Emulator, notify
 }
 
 /** What Act Once Final must do with a script, at depth `depth`: its oracle, step by step as the deliveries come. */
-export function finalOracle(script: ChainScript, depth: number): { acted: Map<string, number>; undone: Map<string, number>; finalAtStep: Map<string, number>; stepsActing: number } {
+export function finalOracle(script: ChainScript, depth: number): { acted: Map<string, number>; undone: Map<string, number> } {
 	// The hook's filter: STX transfers and coinbases. A block matching neither is not delivered, so it does not count.
 	const delivered = (block: BlockInput) => block.transactions.some((tx) => tx.kind === 'stx_transfer' || tx.kind === 'coinbase');
 	const state = new Map<string, { height: number; state: 'pending' | 'acted' | 'undone' }>();
 	const acted = new Map<string, number>();
 	const undone = new Map<string, number>();
-	const finalAtStep = new Map<string, number>();
-	let stepsActing = 0;
 	const count = (map: Map<string, number>, id: string) => map.set(id, (map.get(id) ?? 0) + 1);
-	for (const [index, step] of script.steps.entries()) {
+	for (const step of script.steps) {
 		if (step.kind === 'loseAnswer') continue;
 		const rolledBack = step.kind === 'reorg' ? step.rollback : [];
 		const applied = step.kind === 'reorg' ? step.apply : [step.block];
@@ -441,17 +444,13 @@ export function finalOracle(script: ChainScript, depth: number): { acted: Map<st
 		const heights = applied.filter(delivered).map((block) => block.height);
 		if (heights.length === 0) continue;
 		const tip = Math.max(...heights);
-		let any = false;
 		for (const [id, event] of state) {
 			if (event.state !== 'pending' || event.height > tip - depth) continue;
 			event.state = 'acted';
 			count(acted, id);
-			finalAtStep.set(id, index);
-			any = true;
 		}
-		if (any) stepsActing++;
 	}
-	return { acted, undone, finalAtStep, stepsActing };
+	return { acted, undone };
 }
 
 /**

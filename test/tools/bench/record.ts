@@ -15,9 +15,6 @@ import * as path from 'path';
 import { performance } from 'perf_hooks';
 import { text } from 'stream/consumers';
 
-import * as http from 'http';
-import type { AddressInfo } from 'net';
-
 import { startEmulator } from '../../emulator';
 import { loadExample } from '../../support/examples';
 import type { WorkflowJson } from '../../support/n8n/api';
@@ -26,7 +23,7 @@ import { installPackage, packPackage } from '../../support/n8n/package';
 import { atExit, groupCpuMs } from '../../support/n8n/process';
 import { startPostgres } from '../../support/n8n/servers';
 import { REPO_DIR } from '../../support/paths';
-import { DATA_TABLE_NAME, dataTableRows, LEDGER_DATABASE } from '../../support/record';
+import { dataTableRows, findDataTable, LEDGER_DATABASE, startReceiver } from '../../support/record';
 import { FLOOR_IN_ORDER_TYPE, packFloor } from './floor/package';
 import { executionsAfter, itemCount, waitForNew } from './n8n-delivery';
 import { ALICE, API_KEY, delivery, SECRET } from './payloads';
@@ -42,24 +39,6 @@ const HISTORY = 100_000;
 const NOTIFY_N = 30;
 const NOTIFY_TX = 5;
 const HISTORY_SLACK = 1.2;
-
-/** A chat's incoming webhook for Notify Once: counts what it is sent. */
-async function startSink(): Promise<{ url: string; count: () => number; close: () => Promise<void> }> {
-	let received = 0;
-	const server = http.createServer((req, res) => {
-		req.resume();
-		req.on('end', () => {
-			received++;
-			res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
-		});
-	});
-	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-	return {
-		url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/notify`,
-		count: () => received,
-		close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
-	};
-}
 
 const IDS = { immediate: 'e1c2a3b4-0000-4000-8000-0000000000a1', inOrder: 'e1c2a3b4-0000-4000-8000-0000000000a2', floor: 'e1c2a3b4-0000-4000-8000-0000000000a3' };
 
@@ -103,7 +82,8 @@ export async function recordRows(rounds: number, log: (msg: string) => void): Pr
 	await installPackage(userFolder, await packPackage(REPO_DIR));
 	await installPackage(userFolder, await packFloor());
 	const postgres = await startPostgres(LEDGER_DATABASE);
-	const sink = await startSink();
+	// A chat's incoming webhook for Notify Once: the record suites' receiver.
+	const sink = await startReceiver();
 	let n8n: N8nInstance | undefined;
 	const emu = await startEmulator({ accounts: [{ apiKey: API_KEY, consumerSecret: SECRET }] });
 	try {
@@ -211,8 +191,7 @@ export async function recordRows(rounds: number, log: (msg: string) => void): Pr
 		if (tableRun.statuses.some((status) => status !== 200)) problems.push(`Data Table ledger: answered ${[...new Set(tableRun.statuses)].join('/')}`);
 		const tablePerSecond = events / tableRun.seconds;
 		// What one event costs of n8n's 50 MiB for all data tables: the table's size as n8n counts it, over its rows (warm-up included).
-		const tables = (await n8n.api.public('GET', `/data-tables?filter=${encodeURIComponent(JSON.stringify({ name: DATA_TABLE_NAME }))}`)) as { data: Array<{ name: string; sizeBytes?: number }> };
-		const tableBytes = tables.data.find((table) => table.name === DATA_TABLE_NAME)?.sizeBytes ?? NaN;
+		const tableBytes = (await findDataTable(n8n))?.sizeBytes ?? NaN;
 		const bytesPerEvent = tableBytes / (events + 3 * LEDGER_TX);
 
 		// Notify Once: the same deliveries' cost with an empty record and with HISTORY announcements in it,
@@ -233,11 +212,11 @@ export async function recordRows(rounds: number, log: (msg: string) => void): Pr
 				// Vacuumed and analysed before either measurement (a statement of its own: VACUUM runs outside a
 				// transaction), so PostgreSQL's autovacuum of the fresh rows does not run, and count, during it.
 				await postgres.query('VACUUM ANALYZE stacks_announcements', LEDGER_DATABASE);
-				const sentBefore = sink.count();
+				const sentBefore = sink.messages.length;
 				const cpuBefore = cpuMs();
 				const run = await stream(n8n, urls.notify, bodies(urls.notify, NOTIFY_N, NOTIFY_TX));
 				const cpu = (cpuMs() - cpuBefore) / NOTIFY_N;
-				const sent = sink.count() - sentBefore;
+				const sent = sink.messages.length - sentBefore;
 				if (sent !== NOTIFY_N * NOTIFY_TX) problems.push(`Notify Once (${history} record): ${sent} messages for ${NOTIFY_N * NOTIFY_TX} new events`);
 				if (run.statuses.some((status) => status !== 200)) problems.push(`Notify Once: answered ${[...new Set(run.statuses)].join('/')}`);
 				notifyFigures[history].push({ p50: percentile(run.latencies, 50), cpuMs: cpu });
