@@ -61,8 +61,8 @@ interface Read {
 
 const reads = new Map<string, Read>();
 
-/** Whether one of the presented secrets is the one deliveries must carry. */
-export async function isAuthentic(ctx: IWebhookFunctions, presented: string[]): Promise<boolean> {
+/** Whether one of the presented secrets (their digests: consumerSecret.ts) is the one deliveries must carry. */
+export async function isAuthentic(ctx: IWebhookFunctions, presented: Buffer[]): Promise<boolean> {
 	const data = ctx.getWorkflowStaticData('node');
 	const kept = keptIn(data);
 	if (kept.sha256 && matchesDigest(kept.sha256, presented)) return true;

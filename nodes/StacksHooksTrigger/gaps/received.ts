@@ -15,7 +15,7 @@
  * A delivery that comes again and again in a row is one the workflow keeps failing on (Respond: When
  * the Workflow Finishes answers a failed run 500): reported as `repeating`.
  */
-import { createHash, randomUUID } from 'crypto';
+import { hash, randomUUID } from 'crypto';
 import type { IDataObject, ITriggerFunctions, IWebhookFunctions } from 'n8n-workflow';
 
 import type { Delivery } from '../delivery/shape';
@@ -84,7 +84,7 @@ const short = (hash: string) => hash.replace(/^0x/, '').slice(0, 16);
 function describe(delivery: Delivery): { key: string; applied: Array<[number, string]>; first?: Omit<Repeating, 'times' | 'since'> } {
 	const { apply, rollback } = delivery.event;
 	const hashes = (blocks: typeof apply) => blocks.map((block) => block.block_identifier.hash).join(',');
-	const key = createHash('sha256').update(`${delivery.chainhook.uuid}|${hashes(rollback)}|${hashes(apply)}`).digest('hex').slice(0, 24);
+	const key = hash('sha256', `${delivery.chainhook.uuid}|${hashes(rollback)}|${hashes(apply)}`, 'hex').slice(0, 24);
 	const applied = apply.map((block): [number, string] => [block.block_identifier.index, short(block.block_identifier.hash)]);
 	const [block, direction] = apply.length > 0 ? [apply[0], 'apply' as const] : [rollback[0], 'rollback' as const];
 	return { key, applied, first: block && { height: block.block_identifier.index, hash: block.block_identifier.hash, direction } };
