@@ -9,6 +9,8 @@
  * - Kept: only its SHA-256, in the node's static data (saved by n8n with the
  *   workflow, beside the hook's UUID), written at activation. A delivery that
  *   matches it is accepted without loading the credential or asking the service.
+ *   The process also remembers the secret itself in memory once a delivery or a
+ *   read has shown it (consumerSecret.ts), to compare instead of hashing.
  * - Read again: a delivery that does not match may mean the secret was rotated
  *   at the service (or the credential's was changed), so the trigger reads it
  *   again — at most once a minute per trigger node, whatever the traffic, so
@@ -21,7 +23,7 @@ import { getSecret, rotateSecret } from '../../shared/api/secretEndpoints';
 import { type Connection, getConnection } from '../../shared/transport/connection';
 import type { RequestContext } from '../../shared/transport/context';
 import { nodeKey } from '../nodeKey';
-import { matchesDigest, secretDigest } from './consumerSecret';
+import { knowSecret, type PresentedSecrets, secretDigest } from './consumerSecret';
 
 /** The least time between two reads of the secret caused by deliveries, per trigger node. */
 export const REFRESH_INTERVAL_MS = 60_000;
@@ -47,7 +49,10 @@ async function currentSecret(ctx: RequestContext, connection: Connection): Promi
 /** On activation: keeps the digest of the secret deliveries will carry. */
 export async function keepSecret(ctx: IHookFunctions, connection: Connection): Promise<void> {
 	const data = ctx.getWorkflowStaticData('node');
-	data.consumerSecret = { ...keptIn(data), sha256: secretDigest(await currentSecret(ctx, connection)) };
+	const secret = await currentSecret(ctx, connection);
+	const sha256 = secretDigest(secret);
+	knowSecret(sha256, secret);
+	data.consumerSecret = { ...keptIn(data), sha256 };
 }
 
 /** The last read caused by a delivery, in this process, per trigger node. */
@@ -61,18 +66,18 @@ interface Read {
 
 const reads = new Map<string, Read>();
 
-/** Whether one of the presented secrets (their digests: consumerSecret.ts) is the one deliveries must carry. */
-export async function isAuthentic(ctx: IWebhookFunctions, presented: Buffer[]): Promise<boolean> {
+/** Whether one of the presented secrets is the one deliveries must carry. */
+export async function isAuthentic(ctx: IWebhookFunctions, presented: PresentedSecrets): Promise<boolean> {
 	const data = ctx.getWorkflowStaticData('node');
 	const kept = keptIn(data);
-	if (kept.sha256 && matchesDigest(kept.sha256, presented)) return true;
+	if (kept.sha256 && presented.match(kept.sha256)) return true;
 
 	const key = nodeKey(ctx);
 	const last = reads.get(key);
 	// A read made since this request's copy of the static data was loaded (n8n saves it after the answer).
 	if (last && last.replaced === kept.sha256) {
 		const found = await last.sha256;
-		if (found && matchesDigest(found, presented)) return true;
+		if (found && presented.match(found)) return true;
 	}
 	const now = Date.now();
 	if (now - Math.max(last?.at ?? 0, kept.refreshedAt ?? 0) < REFRESH_INTERVAL_MS) return false;
@@ -82,12 +87,14 @@ export async function isAuthentic(ctx: IWebhookFunctions, presented: Buffer[]): 
 	const found = await read.sha256;
 	read.sha256 = found;
 	data.consumerSecret = { sha256: found ?? kept.sha256, refreshedAt: now };
-	return found !== undefined && matchesDigest(found, presented);
+	return found !== undefined && presented.match(found);
 }
 
 async function readAgain(ctx: IWebhookFunctions, before: string | undefined): Promise<string | undefined> {
 	try {
-		const found = secretDigest(await currentSecret(ctx, await getConnection(ctx)));
+		const secret = await currentSecret(ctx, await getConnection(ctx));
+		const found = secretDigest(secret);
+		knowSecret(found, secret);
 		if (before !== undefined && found !== before) {
 			ctx.logger.info('Stacks Hooks Trigger: the consumer secret changed; deliveries are now checked against the new one', {
 				workflowId: ctx.getWorkflow().id,

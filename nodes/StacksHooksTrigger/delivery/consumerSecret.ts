@@ -26,24 +26,57 @@ export function secretDigest(secret: string): string {
 }
 
 /**
- * The SHA-256 of each presented secret, taken once per delivery however many kept digests it is
- * held against (a delivery with a wrong secret is held against two). Node's one-shot `hash` (Node
- * 20.12 and later): no Hash object per secret.
+ * Secrets by their digest, in this process's memory only (the static data keeps digests alone): each
+ * one a delivery or a read of the service proved to be a kept digest's. A delivery is then held
+ * against the secret itself, in constant time, instead of hashing what it presents: inside n8n a
+ * SHA-256 of one secret costs about 18 µs (its code is cold between deliveries), more than the rest
+ * of the check (npm run bench, part 1). A secret whose digest is not known here is hashed as before.
  */
-export function presentedDigests(presented: string[]): Buffer[] {
-	return presented.map((secret) => hash('sha256', secret, 'buffer'));
+const secretsByDigest = new Map<string, Buffer>();
+/** Enough for every secret of every trigger in a process; the oldest goes first. */
+const KNOWN_SECRETS = 64;
+
+/** Remembers that `secret` is the secret whose SHA-256 is `sha256` (hex); the caller has checked it. */
+export function knowSecret(sha256: string, secret: string | Buffer): void {
+	secretsByDigest.delete(sha256);
+	secretsByDigest.set(sha256, Buffer.from(secret));
+	if (secretsByDigest.size > KNOWN_SECRETS) secretsByDigest.delete(secretsByDigest.keys().next().value as string);
 }
 
-/**
- * Whether one of the presented digests is the kept one, compared in constant
- * time: neither the content nor the length of the secret shows in the timing.
- */
-export function matchesDigest(sha256: string, presented: Buffer[]): boolean {
-	const want = Buffer.from(sha256, 'hex');
-	if (want.length !== 32) return false;
-	let ok = false;
-	for (const candidate of presented) {
-		if (timingSafeEqual(want, candidate)) ok = true;
+/** Equal bytes, in a time that depends on neither the content nor the length of `secret` or of `candidate`. */
+function sameSecret(candidate: Buffer, secret: Buffer): boolean {
+	const padded = Buffer.alloc(secret.length);
+	candidate.copy(padded);
+	return timingSafeEqual(padded, secret) && candidate.length === secret.length;
+}
+
+/** The secrets one delivery presents (presentedSecrets), held against kept digests. */
+export class PresentedSecrets {
+	private readonly secrets: Buffer[];
+	/** Their SHA-256, taken at most once per delivery, and only when a digest's secret is not known. */
+	private digests?: Buffer[];
+
+	constructor(secrets: string[]) {
+		this.secrets = secrets.map((secret) => Buffer.from(secret, 'utf8'));
 	}
-	return ok;
+
+	/** Whether one of them is the secret whose SHA-256 is `sha256` (hex), compared in constant time. */
+	match(sha256: string): boolean {
+		let ok = false;
+		const known = secretsByDigest.get(sha256);
+		if (known) {
+			for (const candidate of this.secrets) if (sameSecret(candidate, known)) ok = true;
+			return ok;
+		}
+		const want = Buffer.from(sha256, 'hex');
+		if (want.length !== 32) return false;
+		this.digests ??= this.secrets.map((secret) => hash('sha256', secret, 'buffer'));
+		this.digests.forEach((digest, index) => {
+			if (timingSafeEqual(want, digest)) {
+				ok = true;
+				knowSecret(sha256, this.secrets[index]);
+			}
+		});
+		return ok;
+	}
 }

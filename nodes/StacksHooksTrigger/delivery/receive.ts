@@ -14,7 +14,7 @@ import { noteDelivery } from '../gaps/received';
 import { deliveryToItems, type OutputMode, type RollbackMode } from '../items/deliveryItems';
 import { handOverTestDelivery, receiveTestDelivery } from '../listening/handOver';
 import { isAuthentic } from './accountSecret';
-import { presentedDigests, presentedSecrets } from './consumerSecret';
+import { PresentedSecrets, presentedSecrets } from './consumerSecret';
 import { checkDeliveryShape } from './shape';
 
 export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookResponseData> {
@@ -31,7 +31,7 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookR
 	// No credential load and no request here unless the secret does not match (see accountSecret.ts).
 	const staticData = ctx.getWorkflowStaticData('node');
 	const keptBefore = staticData.consumerSecret;
-	if (!(await isAuthentic(ctx, presentedDigests(presentedSecrets(ctx.getHeaderData() as IDataObject))))) {
+	if (!(await isAuthentic(ctx, new PresentedSecrets(presentedSecrets(ctx.getHeaderData() as IDataObject))))) {
 		return answer(401, { error: 'Unauthorized', details: 'Missing or wrong consumer secret' });
 	}
 
