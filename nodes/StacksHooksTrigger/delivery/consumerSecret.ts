@@ -28,43 +28,47 @@ export function secretDigest(secret: string): string {
 /**
  * Secrets by their digest, in this process's memory only (the static data keeps digests alone): each
  * one a delivery or a read of the service proved to be a kept digest's. A delivery is then held
- * against the secret itself, in constant time, instead of hashing what it presents: inside n8n a
- * SHA-256 of one secret costs about 18 µs (its code is cold between deliveries), more than the rest
- * of the check (npm run bench, part 1). A secret whose digest is not known here is hashed as before.
+ * against the secret itself, in constant time, instead of hashing what it presents: inside a running
+ * n8n a SHA-256 of one secret costs about 18 µs (its native code is cold between deliveries; 1 µs in a
+ * tight loop), more than the rest of the check (npm run bench, part 1). A secret whose digest is not
+ * known here is hashed as before.
  */
-const secretsByDigest = new Map<string, Buffer>();
+const secretsByDigest = new Map<string, string>();
 /** Enough for every secret of every trigger in a process; the oldest goes first. */
 const KNOWN_SECRETS = 64;
 
 /** Remembers that `secret` is the secret whose SHA-256 is `sha256` (hex); the caller has checked it. */
-export function knowSecret(sha256: string, secret: string | Buffer): void {
+export function knowSecret(sha256: string, secret: string): void {
 	secretsByDigest.delete(sha256);
-	secretsByDigest.set(sha256, Buffer.from(secret));
+	secretsByDigest.set(sha256, secret);
 	if (secretsByDigest.size > KNOWN_SECRETS) secretsByDigest.delete(secretsByDigest.keys().next().value as string);
 }
 
-/** Equal bytes, in a time that depends on neither the content nor the length of `secret` or of `candidate`. */
-function sameSecret(candidate: Buffer, secret: Buffer): boolean {
-	const padded = Buffer.alloc(secret.length);
-	candidate.copy(padded);
-	return timingSafeEqual(padded, secret) && candidate.length === secret.length;
+/**
+ * Whether `candidate` is `secret`: every UTF-16 unit of `secret` compared, and the lengths, with no
+ * early exit, so the time depends on the length of `secret` alone, not on where a guess goes wrong.
+ * Written out rather than crypto's timingSafeEqual, which needs both as Buffers of one length: the
+ * native calls to encode and compare cost more in a running n8n than this whole loop (bench, part 1).
+ * A unit read past the end of a shorter candidate is NaN, which `^` takes as 0.
+ */
+function sameSecret(candidate: string, secret: string): boolean {
+	let difference = candidate.length ^ secret.length;
+	for (let i = 0; i < secret.length; i++) difference |= candidate.charCodeAt(i) ^ secret.charCodeAt(i);
+	return difference === 0;
 }
 
 /** The secrets one delivery presents (presentedSecrets), held against kept digests. */
 export class PresentedSecrets {
-	private readonly secrets: Buffer[];
 	/** Their SHA-256, taken at most once per delivery, and only when a digest's secret is not known. */
 	private digests?: Buffer[];
 
-	constructor(secrets: string[]) {
-		this.secrets = secrets.map((secret) => Buffer.from(secret, 'utf8'));
-	}
+	constructor(private readonly secrets: string[]) {}
 
 	/** Whether one of them is the secret whose SHA-256 is `sha256` (hex), compared in constant time. */
 	match(sha256: string): boolean {
 		let ok = false;
 		const known = secretsByDigest.get(sha256);
-		if (known) {
+		if (known !== undefined) {
 			for (const candidate of this.secrets) if (sameSecret(candidate, known)) ok = true;
 			return ok;
 		}

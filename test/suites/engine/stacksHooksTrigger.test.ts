@@ -410,4 +410,12 @@ describe('deliveries', () => {
 		expect(ignored.status).toBe(200);
 		expect(ignored.sentBody).toEqual({ received: true, items: 0 });
 	});
+
+	it('evaluates Output and Rollbacks given as expressions, for each delivery', async () => {
+		const undone = payload('rollback');
+		const ignored = await deliver({ 'x-hook-consumer-secret': CONSUMER_SECRET }, undone, { rollbacks: '={{ "ign" + "ore" }}' });
+		expect(ignored.sentBody).toEqual({ received: true, items: 0 });
+		const perBlock = await deliver({ 'x-hook-consumer-secret': CONSUMER_SECRET }, payload('apply', 3), { output: '={{ ["block"][0] }}' });
+		expect(perBlock.response.workflowData![0].map((item) => item.json)).toEqual([expect.objectContaining({ direction: 'apply', blockHeight: 100, transactionCount: 3 })]);
+	});
 });
