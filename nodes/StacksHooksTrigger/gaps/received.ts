@@ -15,7 +15,7 @@
  * A delivery that comes again and again in a row is one the workflow keeps failing on (Respond: When
  * the Workflow Finishes answers a failed run 500): reported as `repeating`.
  */
-import { randomUUID } from 'crypto';
+import { hash, randomUUID } from 'crypto';
 import type { IDataObject, INode, ITriggerFunctions, IWebhookFunctions } from 'n8n-workflow';
 
 import type { Delivery } from '../delivery/shape';
@@ -83,10 +83,8 @@ const short = (hash: string) => hash.replace(/^0x/, '').slice(0, 16);
 
 function describe(delivery: Delivery): { key: string; applied: Array<[number, string]>; first?: Omit<Repeating, 'times' | 'since'> } {
 	const { apply, rollback } = delivery.event;
-	const shorts = (blocks: typeof apply) => blocks.map((block) => short(block.block_identifier.hash)).join(',');
-	// The hook and the blocks, written out: no digest (a SHA-256 costs about 18 µs inside a running n8n,
-	// consumerSecret.ts), and as short as one for a delivery of one block.
-	const key = `${delivery.chainhook.uuid.slice(0, 8)}|${shorts(rollback)}|${shorts(apply)}`;
+	const hashes = (blocks: typeof apply) => blocks.map((block) => block.block_identifier.hash).join(',');
+	const key = hash('sha256', `${delivery.chainhook.uuid}|${hashes(rollback)}|${hashes(apply)}`, 'hex').slice(0, 24);
 	const applied = apply.map((block): [number, string] => [block.block_identifier.index, short(block.block_identifier.hash)]);
 	const [block, direction] = apply.length > 0 ? [apply[0], 'apply' as const] : [rollback[0], 'rollback' as const];
 	return { key, applied, first: block && { height: block.block_identifier.index, hash: block.block_identifier.hash, direction } };
