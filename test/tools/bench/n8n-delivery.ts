@@ -9,11 +9,16 @@
  *      same way): the cheapest community trigger n8n allows that does the same job, one constant
  *      compared, the same per-transaction items out, answered by n8n once the execution is queued
  *      like the trigger, the trigger's credential attached (n8n checks it before each execution, as
- *      it does A's and B's); what n8n itself charges any community trigger per delivery,
- * alternated A/B/C, C/B/A, ... over several rounds, for each n8n configuration of CONFIGS (n8n
- * restarted in between, same user folder). Every accepted delivery must give exactly one
- * successful execution with the right number of items (checked from the saved executions:
- * n8n's default of saving every execution stays on, so the reference does the same work).
+ *      it does A's and B's); what n8n itself charges any community trigger per delivery, and
+ *   D: the floor under the trigger's whole description (floor/FloorTriggerDescribed.node.js): what D
+ *      costs beyond C is n8n's charge for the trigger's parameters, what A costs beyond D the
+ *      trigger's own code (rows …p),
+ * over several rounds, for each n8n configuration of CONFIGS (n8n restarted in between, same user
+ * folder). In a round the batches run A B C C B A (each side early and late, its figure the mean
+ * of the two); rejected deliveries, and accepted ones posted one at a time (rows …e), go to the
+ * sides in turn, one delivery each, so every side meets the same n8n. Every accepted delivery must
+ * give exactly one successful execution with the right number of items (checked from the saved
+ * executions: n8n's default of saving every execution stays on, so the reference does the same work).
  */
 import * as fs from 'fs';
 import * as https from 'https';
@@ -29,15 +34,24 @@ import { type N8nInstance, startN8n } from '../../support/n8n/instance';
 import { installPackage, packPackage } from '../../support/n8n/package';
 import { atExit } from '../../support/n8n/process';
 import { REPO_DIR } from '../../support/paths';
-import { FLOOR_TYPE, packFloor } from './floor/package';
+import { FLOOR_DESCRIBED_TYPE, FLOOR_TYPE, packFloor } from './floor/package';
 import { ALICE, API_KEY, BOB, delivery, SECRET, WRONG_SECRET } from './payloads';
 import { fmtBytes, fmtMs, fmtRatio, median, percentile, type Row, verdict } from './util';
 
-const CONFIGS: Array<{ id: string; label: string; env: Record<string, string> }> = [
-	{ id: '', label: 'defaults', env: {} },
+/**
+ * `idleMs`: the pause after each answer of the one-at-a-time deliveries (rows …c, …e). With its
+ * defaults, n8n 2.41 takes each webhook request a fresh expression isolate from a pool of one and
+ * refills the pool after the request: one that comes before the refill waits for it. Back to back,
+ * rejected deliveries took about 6, 17 or 40 ms by where each came in that cycle, and the medians of
+ * sides taking turns told their places apart, not the sides (1.41× in one run). After 100 ms each
+ * meets a full pool. With lazy acquire there is no such cycle, and a pause would only add what an
+ * idle machine costs to wake (about 4.5 ms a request here) to both sides of the ratio.
+ */
+const CONFIGS: Array<{ id: string; label: string; env: Record<string, string>; idleMs: number }> = [
+	{ id: '', label: 'defaults', env: {}, idleMs: 100 },
 	// n8n 2.41 takes a fresh expression isolate for every webhook request to any node but its own
 	// Webhook node, whether or not an expression needs one; this setting takes one only when needed.
-	{ id: 'L', label: 'N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true', env: { N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE: 'true' } },
+	{ id: 'L', label: 'N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true', env: { N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE: 'true' }, idleMs: 0 },
 ];
 /** Deliveries per batch and transactions per delivery. */
 const SIZES = { small: { n: 120, tx: 1 }, large: { n: 20, tx: 500 } };
@@ -50,6 +64,15 @@ const WEBHOOK_NODE = 'Webhook';
 const CODE_NODE = 'Split Transactions';
 const FLOOR_NODE = 'Floor Trigger';
 const FLOOR_WEBHOOK_ID = '7d2eac60-3b4f-4a5c-9d8e-9fa0b1c2d3e4';
+const DESCRIBED_NODE = 'Floor Trigger Described';
+const DESCRIBED_WEBHOOK_ID = '8e3fbd71-4c5a-4b6d-8e9f-a0b1c2d3e4f5';
+/** The trigger's parameters in every workflow of it here; the floor under its description runs with the same. */
+// The health check off: it costs one request per interval, not per delivery (noteDelivery, the
+// per-delivery part of it, runs either way), and here it would see blocks the bench posts that the
+// emulator never evaluated, and act on that (a replay, an alert's failed execution) mid-batch.
+const TRIGGER_PARAMETERS = { events: { filter: [{ type: 'stx_transfer', sender: ALICE }] }, options: { healthCheckMinutes: 0 } };
+/** Accepted 1-tx deliveries per side and round posted one at a time, the sides interleaved (rows …e). */
+const PAIRED_N = 40;
 /** The floor is measured against the trigger within this factor (rows …f). */
 const FLOOR_SLACK = 1.05;
 
@@ -81,10 +104,7 @@ const workflows = (hooksCredential: object, headerCredential: object): WorkflowJ
 			// The version n8n gives the node when it is added now (1.1 skips n8n's per-request legacy
 			// expression for typeVersion 1; see the node's description).
 			typeVersion: 1.1, position: [0, 0], webhookId: TRIGGER_WEBHOOK_ID,
-			// The health check off: it costs one request per interval, not per delivery (noteDelivery, the
-			// per-delivery part of it, runs either way), and here it would see blocks the bench posts that the
-			// emulator never evaluated, and act on that (a replay, an alert's failed execution) mid-batch.
-			parameters: { events: { filter: [{ type: 'stx_transfer', sender: ALICE }] }, options: { healthCheckMinutes: 0 } }, credentials: { stacksHooksApi: hooksCredential },
+			parameters: TRIGGER_PARAMETERS, credentials: { stacksHooksApi: hooksCredential },
 		}],
 	}, {
 		name: 'Bench: Webhook + Code',
@@ -108,11 +128,23 @@ const workflows = (hooksCredential: object, headerCredential: object): WorkflowJ
 			// The trigger's credential, never loaded: n8n checks it before each execution, as it does the trigger's.
 			typeVersion: 1.1, position: [0, 0], webhookId: FLOOR_WEBHOOK_ID, parameters: {}, credentials: { stacksHooksApi: hooksCredential },
 		}],
+	}, {
+		name: "Bench: floor trigger under the trigger's description",
+		connections: {},
+		nodes: [{
+			id: 'b1a2c3d4-0000-4000-8000-000000000005', name: DESCRIBED_NODE, type: FLOOR_DESCRIBED_TYPE,
+			typeVersion: 1.1, position: [0, 0], webhookId: DESCRIBED_WEBHOOK_ID, parameters: TRIGGER_PARAMETERS, credentials: { stacksHooksApi: hooksCredential },
+		}],
 	},
 ];
 
+/** The sides of the batches; the floor under the trigger's description only joins the one-at-a-time comparisons. */
 const VARIANTS = ['trigger', 'webhook', 'floor'] as const;
-type Variant = (typeof VARIANTS)[number];
+type Variant = (typeof VARIANTS)[number] | 'described';
+/** The sides of the one-at-a-time accepted deliveries (rows …e): the reference Webhook+Code is left out. */
+const PAIRED = ['trigger', 'floor', 'described'] as const satisfies readonly Variant[];
+/** Every side, for the rejected deliveries. */
+const SIDES = [...VARIANTS, 'described'] as const satisfies readonly Variant[];
 type Size = keyof typeof SIZES;
 /**
  * Where a variant's deliveries go; `itemsNode`'s first output holds its items, `items(tx)` of them
@@ -122,7 +154,12 @@ type Target = { variant: Variant; workflowId: string; url: string; itemsNode: st
 /** perSecond: completed deliveries/s (first POST → last of their executions stopped); answeredPerSecond: first POST → last answer. */
 type BatchFigures = Record<'perSecond' | 'answeredPerSecond' | 'p50' | 'p99', number>;
 /** One configuration's rounds: batches per size and variant, and the rejected deliveries' medians and statuses. */
-type ConfigFigures = Record<Size, Record<Variant, BatchFigures[]>> & { rejected: Record<Variant, number[]>; statuses: Record<Variant, number[]> };
+type ConfigFigures = Record<Size, Record<(typeof VARIANTS)[number], BatchFigures[]>> & {
+	rejected: Record<Variant, number[]>;
+	statuses: Record<Variant, number[]>;
+	/** Per round, each side's median latency of accepted 1-tx deliveries posted one at a time, interleaved. */
+	paired: Record<(typeof PAIRED)[number], number[]>;
+};
 
 /* Posting: node's https with an agent per batch, so every batch opens its connections anew ----- */
 
@@ -197,7 +234,11 @@ export const itemCount = (execution: Execution, node: string) => execution.data?
 
 /* The benchmark ------------------------------------------------------------------------------ */
 
-/** Part 1's rows: for each configuration of CONFIGS a/b (throughput, p99) and c (rejected), a.1f/a.2f/cf (against the floor), then 1d (correctness). */
+/**
+ * Part 1's rows: for each configuration of CONFIGS a/b (throughput, p99), c (rejected) and e (accepted one
+ * at a time), a.1f/a.2f/cf/ef (against the floor), cp/ep (the floor under the trigger's description
+ * against the floor), then 1d (correctness).
+ */
 export async function deliveryRows(rounds: number, log: (msg: string) => void): Promise<Row[]> {
 	const setupStart = Date.now();
 	const userFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'stacks-hooks-bench-n8n-'));
@@ -247,9 +288,12 @@ export async function deliveryRows(rounds: number, log: (msg: string) => void): 
 			floor: {
 				variant: 'floor', workflowId: ids[2], url: n8n.webhookUrl(`${FLOOR_WEBHOOK_ID}/webhook`), itemsNode: FLOOR_NODE, items: (tx) => tx, answers: true, rejectedStatus: 401,
 			},
+			described: {
+				variant: 'described', workflowId: ids[3], url: n8n.webhookUrl(`${DESCRIBED_WEBHOOK_ID}/webhook`), itemsNode: DESCRIBED_NODE, items: (tx) => tx, answers: true, rejectedStatus: 401,
+			},
 		};
 		const problems: string[] = [];
-		const accepted: Record<Variant, number> = { trigger: 0, webhook: 0, floor: 0 };
+		const accepted: Record<Variant, number> = { trigger: 0, webhook: 0, floor: 0, described: 0 };
 		let lastId = 0;
 
 		// The real path once: the emulator delivers a block to the trigger it registered.
@@ -304,15 +348,77 @@ export async function deliveryRows(rounds: number, log: (msg: string) => void): 
 			};
 		};
 
-		/** Rejected deliveries one at a time (the cost of one refusal on an otherwise idle n8n): their median latency. */
-		const rejectedBatch = async (target: Target, n = REJECTED_N) => {
-			const posted = await blast(n8n, target.url, bodies.small, n, 1, WRONG_SECRET);
-			const statuses = [...new Set(posted.statuses)];
-			if (statuses.length !== 1 || statuses[0] !== target.rejectedStatus) {
-				problems.push(`${target.variant} rejected: answered ${statuses.join('/')} (expected ${target.rejectedStatus})`);
+		/**
+		 * `n` deliveries to each side, one at a time, the sides taking turns (A B C, C B A, ...), each after
+		 * `idleMs` of quiet (CONFIGS): each delivery meets n8n in the state the others met, so what tells
+		 * them apart is the side, not the moment (noise and drift reach every side alike). One keep-alive
+		 * connection per side.
+		 */
+		const interleaved = async <S extends Variant>(sides: readonly S[], n: number, body: () => Buffer, secret: string, idleMs: number) => {
+			const agents = new Map(sides.map((side) => [side, new https.Agent({ keepAlive: true, maxSockets: 1, ca: n8n.certificate })]));
+			const answers = new Map(sides.map((side) => [side, [] as Array<Awaited<ReturnType<typeof post>>>]));
+			try {
+				for (let i = 0; i < n; i++) {
+					for (const side of i % 2 ? [...sides].reverse() : sides) {
+						answers.get(side)!.push(await post(agents.get(side)!, targets[side].url, body(), secret));
+						if (idleMs > 0) await sleep(idleMs);
+					}
+				}
+			} finally {
+				for (const agent of agents.values()) agent.destroy();
 			}
-			return { median: median(posted.latencies), statuses };
+			return answers;
 		};
+
+		/** Rejected deliveries one at a time, every side interleaved (the cost of one refusal on an otherwise idle n8n): each side's median latency. */
+		const rejectedRound = async (idleMs: number, n = REJECTED_N) => {
+			const medians = {} as Record<Variant, number>;
+			const statuses = {} as Record<Variant, number[]>;
+			for (const [side, answers] of await interleaved(SIDES, n, () => bodies.small, WRONG_SECRET, idleMs)) {
+				statuses[side] = [...new Set(answers.map((answer) => answer.status))];
+				if (statuses[side].length !== 1 || statuses[side][0] !== targets[side].rejectedStatus) {
+					problems.push(`${side} rejected: answered ${statuses[side].join('/')} (expected ${targets[side].rejectedStatus})`);
+				}
+				medians[side] = median(answers.map((answer) => answer.ms));
+			}
+			return { medians, statuses };
+		};
+
+		/**
+		 * Accepted 1-tx deliveries one at a time, the trigger, the floor and the floor under the trigger's
+		 * description interleaved, each a block of its own; every execution checked as a batch's are. Each
+		 * side's median latency (POST → answer: the execution saved, as n8n answers these).
+		 */
+		const pairedRound = async (idleMs: number, n = PAIRED_N) => {
+			const before = lastId;
+			const medians = {} as Record<(typeof PAIRED)[number], number>;
+			for (const [side, answers] of await interleaved(PAIRED, n, () => body('small', nextHeight++), SECRET, idleMs)) {
+				const target = targets[side];
+				const ok = answers.filter((answer) => answer.status === 200).length;
+				accepted[side] += ok;
+				if (ok !== n) problems.push(`${side} one at a time: ${n - ok} of ${n} deliveries answered ${[...new Set(answers.map((a) => a.status))].join('/')}`);
+				const wrong = answers.filter((answer) => answer.text !== JSON.stringify({ received: true, items: 1 })).length;
+				if (wrong) problems.push(`${side} one at a time: ${wrong} answers were not {received:true, items:1}`);
+				await waitForNew(n8n, target.workflowId, before, ok);
+				const withData = await executionsAfter(n8n, target.workflowId, before, true, 100);
+				if (withData.length !== ok) problems.push(`${side} one at a time: ${ok} deliveries accepted, ${withData.length} executions`);
+				for (const execution of withData) {
+					const items = itemCount(execution, target.itemsNode);
+					if (execution.status !== 'success' || items !== 1) problems.push(`${side} one at a time: execution ${execution.id} ${execution.status} with ${items} items (expected 1)`);
+				}
+				lastId = Math.max(lastId, ...withData.map((e) => Number(e.id)));
+				medians[side] = median(answers.map((answer) => answer.ms));
+			}
+			return medians;
+		};
+
+		/** The mean of a side's two batches of one round (A B C C B A: each side once early and once late in it). */
+		const meanOf = (a: BatchFigures, b: BatchFigures): BatchFigures => ({
+			perSecond: (a.perSecond + b.perSecond) / 2,
+			answeredPerSecond: (a.answeredPerSecond + b.answeredPerSecond) / 2,
+			p50: (a.p50 + b.p50) / 2,
+			p99: (a.p99 + b.p99) / 2,
+		});
 
 		const rows: Row[] = [];
 		for (const [index, config] of CONFIGS.entries()) {
@@ -327,32 +433,40 @@ export async function deliveryRows(rounds: number, log: (msg: string) => void): 
 			for (const variant of VARIANTS) {
 				await batch(targets[variant], 'small', 10);
 				await batch(targets[variant], 'large', 1);
-				await rejectedBatch(targets[variant], 5);
 			}
+			await rejectedRound(config.idleMs, 5);
+			await pairedRound(config.idleMs, 10);
 			const sides = () => ({ trigger: [], webhook: [], floor: [] });
-			const figures: ConfigFigures = { small: sides(), large: sides(), rejected: sides(), statuses: sides() };
+			const figures: ConfigFigures = {
+				small: sides(), large: sides(), rejected: { ...sides(), described: [] }, statuses: { ...sides(), described: [] }, paired: { trigger: [], floor: [], described: [] },
+			};
 			for (let round = 1; round <= rounds; round++) {
-				// A/B/C, then C/B/A: no side always goes first, or always follows the same one.
-				const order: Variant[] = round % 2 ? [...VARIANTS] : [...VARIANTS].reverse();
+				// A B C C B A, starting with A and C in turn: each side runs once early and once late in every
+				// round, and its figure for the round is the mean of the two, so a drift within the round
+				// (n8n's background work, the machine's) reaches every side alike.
+				const order = round % 2 ? [...VARIANTS] : [...VARIANTS].reverse();
 				for (const size of ['small', 'large'] as const) {
-					for (const variant of order) {
+					const first = {} as Record<(typeof VARIANTS)[number], BatchFigures>;
+					for (const variant of [...order, ...[...order].reverse()]) {
 						const t0 = performance.now();
 						const b = await batch(targets[variant], size, SIZES[size].n);
-						figures[size][variant].push(b);
+						if (first[variant]) figures[size][variant].push(meanOf(first[variant], b));
+						else first[variant] = b;
 						log(
 							`${config.label}, round ${round}: ${variant} ${SIZES[size].n} × ${SIZES[size].tx}-tx: ${b.perSecond.toFixed(1)}/s done, ` +
 								`${b.answeredPerSecond.toFixed(1)}/s answered, p50 ${b.p50.toFixed(1)} ms, p99 ${b.p99.toFixed(1)} ms (${((performance.now() - t0) / 1000).toFixed(1)} s)`,
 						);
 					}
 				}
-				for (const variant of order) {
-					const answer = await rejectedBatch(targets[variant]);
-					figures.rejected[variant].push(answer.median);
-					figures.statuses[variant] = answer.statuses;
-					log(`${config.label}, round ${round}: ${variant} rejected × ${REJECTED_N}: median ${answer.median.toFixed(2)} ms`);
-				}
+				const { medians: rejected, statuses } = await rejectedRound(config.idleMs);
+				for (const side of SIDES) figures.rejected[side].push(rejected[side]);
+				Object.assign(figures.statuses, statuses);
+				log(`${config.label}, round ${round}: rejected × ${REJECTED_N} each, interleaved: ${SIDES.map((side) => `${side} ${rejected[side].toFixed(2)} ms`).join(', ')}`);
+				const paired = await pairedRound(config.idleMs);
+				for (const side of PAIRED) figures.paired[side].push(paired[side]);
+				log(`${config.label}, round ${round}: accepted one at a time × ${PAIRED_N} each, interleaved: ${PAIRED.map((side) => `${side} ${paired[side].toFixed(2)} ms`).join(', ')}`);
 			}
-			rows.push(...configRows(`1${config.id}`, `n8n (${config.label})`, rounds, figures, bodies));
+			rows.push(...configRows(`1${config.id}`, `n8n (${config.label})`, rounds, figures, bodies, config.idleMs));
 		}
 
 		// Nothing more than the accepted deliveries ran (rejected ones started nothing). The emulator's
@@ -361,15 +475,15 @@ export async function deliveryRows(rounds: number, log: (msg: string) => void): 
 		await sleep(1500);
 		const replays = emu.deliveries.filter((report) => report.hookUuid === hooks[0].uuid && report.status === 200).slice(1);
 		accepted.trigger += replays.length;
-		const executions: Record<Variant, number> = { trigger: 0, webhook: 0, floor: 0 };
-		for (const variant of VARIANTS) {
+		const executions: Record<Variant, number> = { trigger: 0, webhook: 0, floor: 0, described: 0 };
+		for (const variant of SIDES) {
 			executions[variant] = (await executionsAfter(n8n, targets[variant].workflowId, 0, false)).length;
 			if (executions[variant] !== accepted[variant]) problems.push(`${variant}: ${accepted[variant]} accepted deliveries but ${executions[variant]} executions`);
 		}
 		rows.push({
 			id: '1d', what: 'n8n: correctness — one successful execution per accepted delivery, right item count',
 			figure: `${executions.trigger}/${accepted.trigger}`,
-			reference: `Webhook+Code ${executions.webhook}/${accepted.webhook}, floor ${executions.floor}/${accepted.floor}`,
+			reference: `Webhook+Code ${executions.webhook}/${accepted.webhook}, floor ${executions.floor}/${accepted.floor}, floor under the trigger's description ${executions.described}/${accepted.described}`,
 			ratio: NaN,
 			target: 'all, exactly', verdict: problems.length === 0 ? 'PASS' : 'FAIL',
 			raw:
@@ -392,7 +506,8 @@ export async function deliveryRows(rounds: number, log: (msg: string) => void): 
  * (rejected), the trigger beside Webhook+Code; a.1f, a.2f, b.1f, b.2f and cf, the trigger beside
  * the floor, which outputs the same items and is answered the same way, within FLOOR_SLACK.
  */
-function configRows(prefix: string, where: string, rounds: number, f: ConfigFigures, bodies: Record<Size, Buffer>): Row[] {
+function configRows(prefix: string, where: string, rounds: number, f: ConfigFigures, bodies: Record<Size, Buffer>, idleMs: number): Row[] {
+	const oneAtATime = idleMs > 0 ? `one at a time after ${idleMs} ms of quiet` : 'one at a time, back to back';
 	const vs = (id: string, what: string, t: number, w: number, show: (v: number) => string, higherIsBetter: boolean, raw: string): Row => ({
 		id, what: `${where}: ${what}`,
 		figure: show(t), reference: `Webhook+Code ${show(w)}`, ratio: t / w,
@@ -432,14 +547,26 @@ function configRows(prefix: string, where: string, rounds: number, f: ConfigFigu
 				`p99 ≤ ${FLOOR_SLACK}× the floor's; the figures of ${id}.2. ${floorCost(median(p99.f), median(p99.w), fmtMs)}`),
 		];
 	});
-	const { rejected, statuses } = f;
+	const { rejected, statuses, paired } = f;
+	/** What n8n charges for the trigger's description alone: the floor under it against the floor (info). */
+	const described = (id: string, what: string, d: number, fl: number, t: number, raw: string): Row => ({
+		id, what: `${where}: ${what}, the floor under the trigger's description against the floor`,
+		figure: fmtMs(d), reference: `floor ${fmtMs(fl)}`, ratio: d / fl, target: 'info', verdict: 'info',
+		raw: `${raw}; what n8n charges for the trigger's parameters and webhook description, with the floor's code. The trigger against it (its own code): ${fmtMs(t)} vs ${fmtMs(d)} (${fmtRatio(t / d)})`,
+	});
 	rows.push(
 		vs(`${prefix}c`, 'rejected delivery (wrong secret), one at a time', median(rejected.trigger), median(rejected.webhook), fmtMs, false,
-			`median latency of ${REJECTED_N} sequential POSTs per round, median of ${rounds} rounds ` +
-				`(trigger ${list(rejected.trigger, 2)}; Webhook+Code ${list(rejected.webhook, 2)}; floor ${list(rejected.floor, 2)} ms); ` +
+			`median latency of ${REJECTED_N} POSTs per side and round, ${oneAtATime}, the four sides taking turns, median of ${rounds} rounds ` +
+				`(trigger ${list(rejected.trigger, 2)}; Webhook+Code ${list(rejected.webhook, 2)}; floor ${list(rejected.floor, 2)}; floor under the trigger's description ${list(rejected.described, 2)} ms); ` +
 				`answered ${statuses.trigger.join('/')} vs ${statuses.webhook.join('/')} vs floor ${statuses.floor.join('/')}`),
 		vsFloor(`${prefix}cf`, 'rejected delivery (wrong secret), one at a time', median(rejected.trigger), median(rejected.floor), fmtMs, false,
 			`latency ≤ ${FLOOR_SLACK}× the floor's; the figures of ${prefix}c. ${floorCost(median(rejected.floor), median(rejected.webhook), fmtMs)}`),
+		described(`${prefix}cp`, 'rejected delivery (wrong secret), one at a time', median(rejected.described), median(rejected.floor), median(rejected.trigger), `the figures of ${prefix}c`),
+		vsFloor(`${prefix}ef`, 'accepted 1-tx delivery, one at a time: latency', median(paired.trigger), median(paired.floor), fmtMs, false,
+			`POST → answer (the execution saved, as n8n answers these), median of ${PAIRED_N} per side and round, ${oneAtATime}, the trigger, the floor and the floor under the trigger's description ` +
+				`taking turns, each a block of its own, every execution checked; median of ${rounds} rounds (trigger ${list(paired.trigger, 2)}; floor ${list(paired.floor, 2)}; ` +
+				`floor under the trigger's description ${list(paired.described, 2)} ms). Latency ≤ ${FLOOR_SLACK}× the floor's`),
+		described(`${prefix}ep`, 'accepted 1-tx delivery, one at a time: latency', median(paired.described), median(paired.floor), median(paired.trigger), `the figures of ${prefix}ef`),
 	);
 	return rows;
 }

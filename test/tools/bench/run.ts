@@ -50,10 +50,13 @@ async function engine(section: string, nodeFlags: string[] = []): Promise<Row[]>
 
 /** How part 1 is run: printed under the table, whatever the outcome. */
 const METHOD = [
-	`Part 1 posts the same deliveries (keep-alive HTTPS, concurrency 10) to three workflows in one n8n ${selectedN8n()}: the Stacks Hooks Trigger ` +
+	`Part 1 posts the same deliveries (keep-alive HTTPS, concurrency 10, each a block of its own) to three workflows in one n8n ${selectedN8n()}: the Stacks Hooks Trigger ` +
 		'(typeVersion 1.1, as n8n adds it now) alone; n8n\'s Webhook node (POST, respond on received, header auth with the consumer ' +
 		'secret) followed by a Code node that splits the delivery into the same per-transaction items; and the floor, alone. ' +
-		'A/B/C then C/B/A over the rounds, medians reported. n8n keeps its default of saving every execution, and every execution is checked. ' +
+		'In each round the batches run A B C C B A, and each side\'s figure for the round is the mean of its two batches (one early, one ' +
+		'late: a drift within the round reaches every side alike); medians over the rounds are reported. Rejected deliveries (rows …c) and ' +
+		'accepted 1-tx deliveries posted one at a time (rows …e) go to the sides in turn, one delivery each, so every side meets the same ' +
+		'n8n (with n8n\'s defaults each after 100 ms of quiet: its pool of one expression isolate is refilled after each request). n8n keeps its default of saving every execution, and every execution is checked. ' +
 		'The Stacks credential holds no consumer secret: the trigger reads the account\'s from the emulator at activation.',
 	'The floor is the cheapest community trigger n8n 2.41 allows that does the same job: a package of its own (plain JS, no dependencies, ' +
 		'test/tools/bench/floor/) packed and installed like the Stacks package, one node of typeVersion 1.1 with one POST webhook, the ' +
@@ -62,7 +65,10 @@ const METHOD = [
 		'constant (401 otherwise), splits the delivery into the ' +
 		'same per-transaction items as the trigger (no checks of the body) and returns {received: true, items: n} for n8n to answer once the ' +
 		'execution is queued, as the trigger does. What it costs is what n8n charges any community trigger per delivery; rows …f hold the ' +
-		'Stacks Hooks Trigger within 1.05× of it, and their raw numbers give the floor beside Webhook+Code.',
+		'Stacks Hooks Trigger within 1.05× of it, and their raw numbers give the floor beside Webhook+Code. A fourth workflow, the floor ' +
+		'under the trigger\'s whole description (its parameters, credential and webhook description, run with the trigger\'s parameters; ' +
+		'floor/FloorTriggerDescribed.node.js), joins the one-at-a-time deliveries: rows …p give what n8n charges for the trigger\'s ' +
+		'description alone, and their raw numbers the trigger against it, its own code.',
 	'It runs twice on the same user folder: with n8n\'s defaults, then with N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true. With its defaults ' +
 		'n8n 2.41 sets up a fresh sandboxed expression isolate (a pool of one) for every webhook request to any node but its own Webhook ' +
 		'node, which it exempts, and again to load a credential and to start an execution; with the setting, only when an expression needs one.',

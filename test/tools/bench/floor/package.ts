@@ -18,8 +18,10 @@ export const FLOOR_PACKAGE = 'n8n-nodes-bench-floor';
 /** The node types as n8n names them in workflows: answered on receipt, and once the workflow has run. */
 export const FLOOR_TYPE = `${FLOOR_PACKAGE}.floorTrigger`;
 export const FLOOR_IN_ORDER_TYPE = `${FLOOR_PACKAGE}.floorTriggerInOrder`;
+/** The floor under the Stacks Hooks Trigger's description (FloorTriggerDescribed.node.js): it needs the Stacks package installed beside it. */
+export const FLOOR_DESCRIBED_TYPE = `${FLOOR_PACKAGE}.floorTriggerDescribed`;
 
-const NODE_FILES = ['FloorTrigger.node.js', 'FloorTriggerInOrder.node.js'];
+const NODE_FILES = ['FloorTrigger.node.js', 'FloorTriggerInOrder.node.js', 'FloorTriggerDescribed.node.js'];
 /** Read from the sources: tsc compiles only .ts into .build/. */
 const SOURCE_DIR = path.join(REPO_DIR, 'test', 'tools', 'bench', 'floor');
 const NODE_SOURCE = path.join(SOURCE_DIR, NODE_FILES[0]);
