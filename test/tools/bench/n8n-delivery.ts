@@ -72,7 +72,7 @@ const DESCRIBED_WEBHOOK_ID = '8e3fbd71-4c5a-4b6d-8e9f-a0b1c2d3e4f5';
 // emulator never evaluated, and act on that (a replay, an alert's failed execution) mid-batch.
 const TRIGGER_PARAMETERS = { events: { filter: [{ type: 'stx_transfer', sender: ALICE }] }, options: { healthCheckMinutes: 0 } };
 /** Accepted 1-tx deliveries per side and round posted one at a time, the sides interleaved (rows …e). */
-const PAIRED_N = 40;
+const PAIRED_N = 60;
 /** The floor is measured against the trigger within this factor (rows …f). */
 const FLOOR_SLACK = 1.05;
 
