@@ -23,7 +23,7 @@ import { getSecret, rotateSecret } from '../../shared/api/secretEndpoints';
 import { type Connection, getConnection } from '../../shared/transport/connection';
 import type { RequestContext } from '../../shared/transport/context';
 import { nodeKey } from '../nodeKey';
-import { knowSecret, type PresentedSecrets, secretDigest } from './consumerSecret';
+import { keptDigest, type PresentedSecrets } from './consumerSecret';
 
 /** The least time between two reads of the secret caused by deliveries, per trigger node. */
 export const REFRESH_INTERVAL_MS = 60_000;
@@ -49,10 +49,7 @@ async function currentSecret(ctx: RequestContext, connection: Connection): Promi
 /** On activation: keeps the digest of the secret deliveries will carry. */
 export async function keepSecret(ctx: IHookFunctions, connection: Connection): Promise<void> {
 	const data = ctx.getWorkflowStaticData('node');
-	const secret = await currentSecret(ctx, connection);
-	const sha256 = secretDigest(secret);
-	knowSecret(sha256, secret);
-	data.consumerSecret = { ...keptIn(data), sha256 };
+	data.consumerSecret = { ...keptIn(data), sha256: keptDigest(await currentSecret(ctx, connection)) };
 }
 
 /** The last read caused by a delivery, in this process, per trigger node. */
@@ -92,9 +89,7 @@ export async function isAuthentic(ctx: IWebhookFunctions, presented: PresentedSe
 
 async function readAgain(ctx: IWebhookFunctions, before: string | undefined): Promise<string | undefined> {
 	try {
-		const secret = await currentSecret(ctx, await getConnection(ctx));
-		const found = secretDigest(secret);
-		knowSecret(found, secret);
+		const found = keptDigest(await currentSecret(ctx, await getConnection(ctx)));
 		if (before !== undefined && found !== before) {
 			ctx.logger.info('Stacks Hooks Trigger: the consumer secret changed; deliveries are now checked against the new one', {
 				workflowId: ctx.getWorkflow().id,

@@ -44,6 +44,13 @@ export function knowSecret(sha256: string, secret: string): void {
 	if (secretsByDigest.size > KNOWN_SECRETS) secretsByDigest.delete(secretsByDigest.keys().next().value as string);
 }
 
+/** The digest to keep of a secret read from the credential or the service, the secret remembered beside it. */
+export function keptDigest(secret: string): string {
+	const sha256 = secretDigest(secret);
+	knowSecret(sha256, secret);
+	return sha256;
+}
+
 /**
  * Whether `candidate` is `secret`: every UTF-16 unit of `secret` compared, and the lengths, with no
  * early exit, so the time depends on the length of `secret` alone, not on where a guess goes wrong.
