@@ -315,31 +315,39 @@ export async function deliveryRows(rounds: number, log: (msg: string) => void): 
 		// alert then saves a failed execution, an execution no delivery asked for).
 		let nextHeight = 2000;
 		const distinct = (size: Size, n: number) => Array.from({ length: n }, () => body(size, nextHeight++));
-		/** One batch: post, wait for every execution, check them; the figures. */
-		const batch = async (target: Target, size: Size, n: number): Promise<BatchFigures> => {
-			const { tx } = SIZES[size];
-			const expected = target.items(tx);
-			const before = lastId;
-			const posted = await blast(n8n, target.url, distinct(size, n), n, CONCURRENCY, SECRET);
-			const ok = posted.statuses.filter((s) => s === 200).length;
+		/**
+		 * Accepted deliveries to `target` posted since execution `before`: counted, their answers checked,
+		 * then every execution waited for and checked from its saved data (status, `expected` items). `what`
+		 * names them in a problem. How many were accepted, and their executions, finished.
+		 */
+		const settle = async (target: Target, what: string, before: number, answers: { statuses: number[]; bodies: string[] }, expected: number, pageSize: number) => {
+			const n = answers.statuses.length;
+			const ok = answers.statuses.filter((status) => status === 200).length;
 			accepted[target.variant] += ok;
-			if (ok !== n) problems.push(`${target.variant} ${size}: ${n - ok} of ${n} deliveries answered ${[...new Set(posted.statuses)].join('/')}`);
+			if (ok !== n) problems.push(`${what}: ${n - ok} of ${n} deliveries answered ${[...new Set(answers.statuses)].join('/')}`);
 			if (target.answers) {
-				const wrong = posted.bodies.filter((b) => b !== JSON.stringify({ received: true, items: expected })).length;
-				if (wrong) problems.push(`${target.variant} ${size}: ${wrong} answers were not {received:true, items:${expected}}`);
+				const wrong = answers.bodies.filter((b) => b !== JSON.stringify({ received: true, items: expected })).length;
+				if (wrong) problems.push(`${what}: ${wrong} answers were not {received:true, items:${expected}}`);
 			}
 			const done = await waitForNew(n8n, target.workflowId, before, ok);
-			const stoppedAt = Math.max(...done.map((e) => Date.parse(e.stoppedAt!)));
-			// Each execution's status and item count, from its saved data.
-			const withData = await executionsAfter(n8n, target.workflowId, before, true, size === 'small' ? 100 : 10);
-			if (withData.length !== ok) problems.push(`${target.variant} ${size}: ${ok} deliveries accepted, ${withData.length} executions`);
+			const withData = await executionsAfter(n8n, target.workflowId, before, true, pageSize);
+			if (withData.length !== ok) problems.push(`${what}: ${ok} deliveries accepted, ${withData.length} executions`);
 			for (const execution of withData) {
 				const items = itemCount(execution, target.itemsNode);
 				if (execution.status !== 'success' || items !== expected) {
-					problems.push(`${target.variant} ${size}: execution ${execution.id} ${execution.status} with ${items} items (expected ${expected})`);
+					problems.push(`${what}: execution ${execution.id} ${execution.status} with ${items} items (expected ${expected})`);
 				}
 			}
 			lastId = Math.max(lastId, ...withData.map((e) => Number(e.id)));
+			return { ok, done };
+		};
+
+		/** One batch: post, wait for every execution, check them; the figures. */
+		const batch = async (target: Target, size: Size, n: number): Promise<BatchFigures> => {
+			const before = lastId;
+			const posted = await blast(n8n, target.url, distinct(size, n), n, CONCURRENCY, SECRET);
+			const { ok, done } = await settle(target, `${target.variant} ${size}`, before, posted, target.items(SIZES[size].tx), size === 'small' ? 100 : 10);
+			const stoppedAt = Math.max(...done.map((e) => Date.parse(e.stoppedAt!)));
 			return {
 				perSecond: ok / ((stoppedAt - posted.startedAt) / 1000),
 				answeredPerSecond: n / ((posted.answeredAt - posted.startedAt) / 1000),
@@ -393,20 +401,8 @@ export async function deliveryRows(rounds: number, log: (msg: string) => void): 
 			const before = lastId;
 			const medians = {} as Record<(typeof PAIRED)[number], number>;
 			for (const [side, answers] of await interleaved(PAIRED, n, () => body('small', nextHeight++), SECRET, idleMs)) {
-				const target = targets[side];
-				const ok = answers.filter((answer) => answer.status === 200).length;
-				accepted[side] += ok;
-				if (ok !== n) problems.push(`${side} one at a time: ${n - ok} of ${n} deliveries answered ${[...new Set(answers.map((a) => a.status))].join('/')}`);
-				const wrong = answers.filter((answer) => answer.text !== JSON.stringify({ received: true, items: 1 })).length;
-				if (wrong) problems.push(`${side} one at a time: ${wrong} answers were not {received:true, items:1}`);
-				await waitForNew(n8n, target.workflowId, before, ok);
-				const withData = await executionsAfter(n8n, target.workflowId, before, true, 100);
-				if (withData.length !== ok) problems.push(`${side} one at a time: ${ok} deliveries accepted, ${withData.length} executions`);
-				for (const execution of withData) {
-					const items = itemCount(execution, target.itemsNode);
-					if (execution.status !== 'success' || items !== 1) problems.push(`${side} one at a time: execution ${execution.id} ${execution.status} with ${items} items (expected 1)`);
-				}
-				lastId = Math.max(lastId, ...withData.map((e) => Number(e.id)));
+				const posted = { statuses: answers.map((answer) => answer.status), bodies: answers.map((answer) => answer.text) };
+				await settle(targets[side], `${side} one at a time`, before, posted, 1, 100);
 				medians[side] = median(answers.map((answer) => answer.ms));
 			}
 			return medians;
