@@ -124,6 +124,15 @@ export class StacksHooksTrigger implements INodeType {
 						'The most block heights the trigger replays by itself for one gap (one request each, paced within the rate limit). Of a larger gap it replays the newest and reports the older ones, to backfill. 0 replays nothing.',
 				},
 				{
+					displayName: 'Internal Webhook Address',
+					name: 'internalWebhookAddress',
+					type: 'string',
+					default: '',
+					placeholder: 'e.g. http://n8n-webhook:5678',
+					description:
+						"Where this n8n reaches the processes that take the workflow's deliveries, for the health check to hear what they received, when it cannot reach n8n's public webhook URL from inside (Docker, Kubernetes, no hairpin NAT). In queue mode: an internal load balancer or service in front of the webhook processes. Empty: the public webhook URL; in regular mode the check needs neither.",
+				},
+				{
 					displayName: 'Stall Alert After (Minutes)',
 					name: 'stallMinutes',
 					type: 'number',

@@ -17,9 +17,9 @@ import type { Connection } from '../../shared/transport/connection';
 import { isNotFound } from '../../shared/transport/errors';
 import { pacerFor } from '../../shared/transport/pacing';
 import { logHealed, stored } from '../hook/lifecycle';
-import { nodeKey } from '../nodeKey';
-import { callOwnWebhook, keptGapState } from './ownWebhook';
-import { addRange, emptyState, type Finding, type GapState, isShort, LAG_CHECKS, planCheck, type Range, rangeSize, REORG_MARGIN, type Replay, takeHeights } from './plan';
+import { type CheckState, checkState } from './checkState';
+import { callOwnWebhook, checkUrl } from './ownWebhook';
+import { addRange, type Finding, type GapState, isShort, LAG_CHECKS, planCheck, type Range, rangeSize, REORG_MARGIN, type Replay, takeHeights } from './plan';
 import { localReceived, type Received } from './received';
 
 /** Heights replayed in one check; more wait for the next, which comes soon. */
@@ -53,10 +53,20 @@ export interface GapCheck {
 	heard?: Heard;
 	/** The check interval: the stream is idle after IDLE_MS or half of it, whichever is shorter. */
 	intervalMs: number;
+	/** The trigger's Internal Webhook Address: where to call its webhook instead of the production URL (ownWebhook.ts). */
+	internalAddress?: string;
 }
 
+/**
+ * What n8n took, as the check heard it:
+ * - from the trigger's webhook (every process's notes, kept in the static data);
+ * - else, when the webhook could not be reached (`unreachable`: why), from this process's own notes, if it took any
+ *   delivery of the hook since it started: in regular mode it takes every one, so they are complete;
+ * - else nothing (`blind`: why): this process took none, so it cannot tell whether another takes them (queue mode).
+ */
 export interface Heard {
 	received?: Received;
+	unreachable?: string;
 	blind?: string;
 }
 
@@ -73,32 +83,18 @@ export interface GapOutcome {
 	overLimit?: Range;
 	/** Why what n8n took could not be known this time (its own webhook could not be reached, nothing taken here). */
 	blind?: string;
+	/** While blind: the matches the service counted since the check before, which nothing could be held against. */
+	unjudged?: number;
+	/** The trigger's webhook could not be reached, and the check counted what this process took itself: why. */
+	unreachable?: string;
 	/** The replay stopped on an error (the service refused or could not be reached); what it said. */
 	replayError?: string;
 	/** What n8n took, as the check saw it (the delivery that keeps coming back, for alerts.ts). */
 	received?: Received;
 }
 
-/** Per node, in the main process: the gap state (as kept in the static data, with what changed since), the secret to call the webhook with. */
-interface MainMemory {
-	state: GapState;
-	secret?: string;
-}
-const memory = new Map<string, MainMemory>();
-
-/** The main's memory of a node, begun from what the static data kept. */
-export function gapMemory(ctx: ITriggerFunctions): MainMemory {
-	const key = nodeKey(ctx);
-	let kept = memory.get(key);
-	if (!kept) {
-		kept = { state: keptGapState(ctx) ?? emptyState() };
-		memory.set(key, kept);
-	}
-	return kept;
-}
-
 /** The consumer secret deliveries carry, to call the webhook with: the credential's, else the account's (read once, again after a 401). */
-async function secretFor(ctx: ITriggerFunctions, connection: Connection, kept: MainMemory, again: boolean): Promise<string | undefined> {
+async function secretFor(ctx: ITriggerFunctions, connection: Connection, kept: CheckState, again: boolean): Promise<string | undefined> {
 	if (connection.consumerSecret) return connection.consumerSecret;
 	if (!kept.secret || again) kept.secret = (await getSecret(ctx, { connection })) ?? undefined;
 	return kept.secret;
@@ -129,15 +125,15 @@ const MAX_CALLS = 4;
  * again while each answer comes from a process not heard yet this time (queue mode: the webhook processes behind a
  * load balancer), so that every process's notes are in: one that was not would make the check replay more.
  */
-async function exchange(ctx: ITriggerFunctions, connection: Connection, kept: MainMemory, gather = false): Promise<Heard> {
-	const first = await exchangeOnce(ctx, connection, kept);
+async function exchange(ctx: ITriggerFunctions, connection: Connection, kept: CheckState, internalAddress: string, gather = false): Promise<Heard> {
+	const first = await exchangeOnce(ctx, connection, kept, internalAddress);
 	if (!gather || !first.received?.by) return first;
 	const heard = new Set([first.received.by]);
 	let last = first;
 	// The stream is as busy as the busiest process heard.
 	let quietMs = first.received.quietMs;
 	for (let call = 1; call < MAX_CALLS; call++) {
-		const next = await exchangeOnce(ctx, connection, kept);
+		const next = await exchangeOnce(ctx, connection, kept, internalAddress);
 		if (!next.received?.by) break;
 		last = next;
 		if (next.received.quietMs !== undefined) quietMs = Math.min(quietMs ?? Number.POSITIVE_INFINITY, next.received.quietMs);
@@ -147,14 +143,15 @@ async function exchange(ctx: ITriggerFunctions, connection: Connection, kept: Ma
 	return last.received && quietMs !== undefined ? { ...last, received: { ...last.received, quietMs } } : last;
 }
 
-async function exchangeOnce(ctx: ITriggerFunctions, connection: Connection, kept: MainMemory): Promise<Heard> {
+async function exchangeOnce(ctx: ITriggerFunctions, connection: Connection, kept: CheckState, internalAddress: string): Promise<Heard> {
 	const hook = stored(ctx);
 	if (!hook) return { blind: 'no hook is kept' };
+	const url = checkUrl(hook.webhookUrl, ctx.getNode().webhookId, internalAddress);
 	const call = async (again: boolean): Promise<Received | Error> => {
 		try {
 			const secret = await secretFor(ctx, connection, kept, again);
 			if (!secret) return new Error('the account has no consumer secret');
-			return (await callOwnWebhook(ctx, hook.webhookUrl, secret, { gaps: kept.state, production: hook, floor: floorOf(kept.state) })).received;
+			return (await callOwnWebhook(ctx, url, secret, { gaps: kept.state, production: hook, floor: floorOf(kept.state) })).received;
 		} catch (error) {
 			return error as Error;
 		}
@@ -163,9 +160,9 @@ async function exchangeOnce(ctx: ITriggerFunctions, connection: Connection, kept
 	// The account's secret read again once after a refusal (it may have been rotated); the credential's is what it is.
 	if (answer instanceof Error && is401(answer) && !connection.consumerSecret) answer = await call(true);
 	if (!(answer instanceof Error)) return { received: answer };
-	const local = localReceived(ctx);
-	const why = `its own webhook (${hook.webhookUrl}) could not be reached: ${answer.message}`;
-	return local ? { received: local, blind: why } : { blind: why };
+	const why = `its own webhook (${url}) could not be reached: ${answer.message}`;
+	const local = localReceived(ctx, floorOf(kept.state));
+	return local ? { received: local, unreachable: why } : { blind: why };
 }
 
 const numberOr = (value: unknown, fallback: number | null): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : fallback);
@@ -191,15 +188,16 @@ function withinLimit(pending: Range[], limit: number): { kept: Range[]; over?: R
  * What n8n's processes took, asked for before the check reads the hook: the plan then knows that every block it
  * counts was evaluated before that read (plan.ts), and a block still on its way is only late, not missing.
  */
-export async function hearReceived(ctx: ITriggerFunctions, connection: Connection): Promise<Heard> {
-	return await exchange(ctx, connection, gapMemory(ctx), true);
+export async function hearReceived(ctx: ITriggerFunctions, connection: Connection, internalAddress = ''): Promise<Heard> {
+	return await exchange(ctx, connection, checkState(ctx), internalAddress, true);
 }
 
 export async function closeGaps(ctx: ITriggerFunctions, connection: Connection, check: GapCheck): Promise<GapOutcome> {
-	const kept = gapMemory(ctx);
-	const { received, blind } = check.heard ?? (await exchange(ctx, connection, kept, true));
+	const kept = checkState(ctx);
+	const internalAddress = check.internalAddress ?? '';
+	const { received, blind, unreachable } = check.heard ?? (await exchange(ctx, connection, kept, internalAddress, true));
 	const status = (check.read?.status ?? {}) as Record<string, unknown>;
-	const { state, found, soon } = planCheck(kept.state, {
+	const { state, found, soon, unjudged } = planCheck(kept.state, {
 		now: check.readAt,
 		hookId: check.hookId,
 		repaired: check.repaired,
@@ -230,7 +228,9 @@ export async function closeGaps(ctx: ITriggerFunctions, connection: Connection, 
 	kept.state = state;
 	// Kept, and the replays listed, before replaying: a delivery they bring is then known for one (received.ts), and a
 	// restart of n8n meanwhile replays again rather than forgets.
-	const after = blind ? undefined : await exchange(ctx, connection, kept);
+	// When the webhook could not be reached a moment ago, not tried again: the state stays in this process's memory
+	// (checkState.ts), where its own deliveries find the replays listed, and what it took is read there again.
+	const after = blind ? undefined : unreachable ? { received: localReceived(ctx, floorOf(state)) } : await exchange(ctx, connection, kept, internalAddress);
 	// A window short when the hook was read may have had its last delivery on the way: asked again a moment later (this
 	// call costs the service nothing), a block that came meanwhile spares the early check. Only the timing of the next
 	// check depends on it; the window is judged later, on what was heard before a read.
@@ -267,6 +267,8 @@ export async function closeGaps(ctx: ITriggerFunctions, connection: Connection, 
 		...(soonNow && { soon: true }),
 		...(over && { overLimit: over }),
 		...(blind && { blind }),
+		...(unjudged !== undefined && { unjudged }),
+		...(unreachable && { unreachable }),
 		...(replayError && { replayError }),
 		...(received && { received }),
 	};

@@ -1,22 +1,28 @@
 /**
  * The check's line to the trigger's own webhook: how the main process, where the health check runs,
- * learns what n8n's processes received and keeps its own findings across restarts.
+ * hears what the other n8n processes received and keeps its own findings across restarts.
  *
  * n8n gives the two sides no other way: trigger() (the health check, on the main only) sees the
  * workflow's static data as it was loaded when the workflow was activated, and n8n never saves what
  * it writes there; webhook() (wherever deliveries land: the main in regular mode, the webhook
  * processes in queue mode) loads it fresh for every request, and n8n saves what it writes when
  * webhook() answers by itself and starts no execution (but not for a delivery answered after its
- * execution is queued). So at each check the main POSTs to its own production webhook URL, with the
+ * execution is queued). So at each check the main POSTs to its own production webhook, with the
  * consumer secret like a delivery and the header `x-stacks-hooks-check`; the process that takes it
  * writes its count of received blocks (received.ts) and the main's state (the gap state, the hook it
  * keeps) into the static data, and answers the sum and the state. No execution starts; the service is
- * not asked. The main must reach its own public webhook URL, as the service does.
+ * not asked.
+ *
+ * Where: at the node's production webhook URL (n8n's public WEBHOOK_URL), or, when the trigger's
+ * Internal Webhook Address is set, at that address with the same path (queue mode: an internal load
+ * balancer or service in front of the webhook processes, for a main that cannot reach the public
+ * address). The call is never a condition for being right: in regular mode the main takes every
+ * delivery itself and counts them in memory (received.ts, localReceived); see closeGaps.ts.
  */
 import type { IDataObject, ITriggerFunctions, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import type { StoredHook } from '../hook/lifecycle';
-import type { GapState } from './plan';
+import { type GapState, isGapState } from './plan';
 import { keepReceived, type Received } from './received';
 
 export const CHECK_HEADER = 'x-stacks-hooks-check';
@@ -58,6 +64,30 @@ export function answerCheck(ctx: IWebhookFunctions): IWebhookResponseData {
 	return { webhookResponse: answer as unknown as IDataObject };
 }
 
+/** The Internal Webhook Address as a base URL; undefined when empty. Throws, saying why, on one that is not http(s). */
+export function internalBase(address: string): URL | undefined {
+	const internal = address.trim();
+	if (!internal) return undefined;
+	if (!URL.canParse(internal)) throw new Error(`The Internal Webhook Address "${internal}" is not a URL (e.g. http://n8n-webhook:5678)`);
+	const base = new URL(internal);
+	if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new Error(`The Internal Webhook Address "${internal}" is not an http:// or https:// address`);
+	return base;
+}
+
+/**
+ * Where the check calls the trigger's webhook: the production URL, or the same path (from the segment before the
+ * node's webhookId: n8n's webhook endpoint, `webhook` unless N8N_ENDPOINT_WEBHOOK says otherwise) at the Internal
+ * Webhook Address.
+ */
+export function checkUrl(webhookUrl: string, webhookId: string | undefined, internalAddress: string): string {
+	const base = internalBase(internalAddress);
+	if (!base) return webhookUrl;
+	const path = new URL(webhookUrl).pathname;
+	const at = webhookId ? path.indexOf(`/${webhookId}/`) : -1;
+	const from = at > 0 ? path.lastIndexOf('/', at - 1) : -1;
+	return `${base.origin}${base.pathname.replace(/\/+$/, '')}${from >= 0 ? path.slice(from) : path}`;
+}
+
 /** The main's side: one POST to its own webhook. Throws when it cannot be reached or does not answer a check. */
 export async function callOwnWebhook(ctx: ITriggerFunctions, url: string, secret: string, request: CheckRequest): Promise<CheckAnswer> {
 	const answer = (await ctx.helpers.httpRequest({
@@ -73,10 +103,3 @@ export async function callOwnWebhook(ctx: ITriggerFunctions, url: string, secret
 	return { received };
 }
 
-const isGapState = (value: unknown): value is GapState => isObject(value) && Array.isArray(value.pending) && Array.isArray(value.replays) && Array.isArray(value.windows);
-
-/** The main's state as n8n loaded it with the workflow (kept by the last check that reached the webhook). */
-export function keptGapState(ctx: ITriggerFunctions): GapState | undefined {
-	const value = ctx.getWorkflowStaticData('node').gaps;
-	return isGapState(value) ? value : undefined;
-}

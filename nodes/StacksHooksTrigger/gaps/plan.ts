@@ -154,6 +154,14 @@ export interface Plan {
 	 * or one lost), or a stopped hook was brought back and where its gap ends is known once the service evaluates again.
 	 */
 	soon?: boolean;
+	/** Matches the service counted since the check before that could not be judged: what n8n took is not known (`taken` undefined). */
+	unjudged?: number;
+}
+
+/** Whether a value kept in the static data is a gap state. */
+export function isGapState(value: unknown): value is GapState {
+	const state = value as Partial<Record<keyof GapState, unknown>> | null;
+	return typeof state === 'object' && state !== null && !Array.isArray(state) && Array.isArray(state.pending) && Array.isArray(state.replays) && Array.isArray(state.windows);
 }
 
 export function emptyState(): GapState {
@@ -339,16 +347,15 @@ export function planCheck(before: GapState, seen: Observation): Plan {
 		const start = firstCheckStart(seen);
 		if (start !== undefined) state.first = start + 1;
 	}
-	if (read === null || !taken) {
-		// Nothing evaluated yet, or n8n's side unknown: the next check starts from here.
+	if (read === null) {
+		// Nothing evaluated yet: the next check starts from here.
 		state.windows = [];
-		if (read !== null) state.previous = { occurrences: seen.occurrences, evaluated: seen.evaluatedCount, height: read, at: seen.now };
 		return { state, found };
 	}
 	// The service reports the height of its last evaluation, a replayed one too: the highest height evaluated is the
 	// highest read so far, or of a block n8n had taken by the check before (so evaluated before this read).
 	const height = Math.max(read, state.previous?.height ?? read, state.takenBefore ?? read);
-	const takenNow = highestTaken(taken);
+	const takenNow = taken && highestTaken(taken);
 
 	if (state.stopped) {
 		if (height > state.stopped.at) {
@@ -359,6 +366,16 @@ export function planCheck(before: GapState, seen: Observation): Plan {
 		}
 		state.takenBefore = takenNow;
 		return { state, found, ...(state.stopped && { soon: true }) };
+	}
+	if (!taken) {
+		// n8n's side unknown (the check is blind): nothing is judged on counts it cannot hold anything against, and what
+		// the service matched since the check before is only reported; the next check starts from here. A stopped hook
+		// (above) needs no count.
+		const unjudged = state.previous ? Math.max(0, seen.occurrences - state.previous.occurrences) : 0;
+		state.windows = [];
+		state.previous = { occurrences: seen.occurrences, evaluated: seen.evaluatedCount, height, at: seen.now };
+		state.takenBefore = undefined;
+		return { state, found, ...(unjudged > 0 && { unjudged }) };
 	}
 
 	// The first check of a hook: its first window is its whole life so far, if that is short (a hook just registered).

@@ -20,6 +20,7 @@ import type { IDataObject, INode, ITriggerFunctions, IWebhookFunctions } from 'n
 
 import type { Delivery } from '../delivery/shape';
 import { nodeKey } from '../nodeKey';
+import { runningGapState } from './checkState';
 
 /** One n8n process since it started: two processes (or two lives of one) never write into one record. */
 const INCARNATION = randomUUID();
@@ -90,7 +91,10 @@ function describe(delivery: Delivery): { key: string; applied: Array<[number, st
 	return { key, applied, first: block && { height: block.block_identifier.index, hash: block.block_identifier.hash, direction } };
 }
 
-/** The check's replays as the static data lists them for this request (kept there by the check through ownWebhook.ts). */
+/**
+ * The check's replays: as this process's own check lists them, when it runs the check (regular mode: the main takes
+ * the deliveries), else as the static data lists them for this request (kept there by the check through ownWebhook.ts).
+ */
 interface CheckMarks {
 	replays?: Array<{ from: number; to: number; at: number }>;
 	windows?: Array<{ replays?: Array<{ from: number; to: number; at: number }> }>;
@@ -111,7 +115,7 @@ export function noteDelivery(ctx: IWebhookFunctions, delivery: Delivery, node?: 
 	}
 	// A delivery that only rolls back is kept too: a block it undid cannot be what a replay brings (plan.ts).
 	if (applied.length === 0 && delivery.event.rollback.length === 0) return;
-	const marks = (ctx.getWorkflowStaticData('node').gaps ?? {}) as CheckMarks;
+	const marks = (runningGapState(id) ?? ctx.getWorkflowStaticData('node').gaps ?? {}) as CheckMarks;
 	const single = applied.length === 1 && delivery.event.rollback.length === 0 ? applied[0][0] : undefined;
 	const listed = [...(marks.replays ?? []), ...(marks.windows ?? []).flatMap((window) => window.replays ?? [])];
 	const replays = single === undefined ? [] : listed.filter((replay) => replay.from <= single && single <= replay.to).map((replay) => replay.at);
@@ -175,14 +179,16 @@ export function keepReceived(ctx: IWebhookFunctions, floor: number, now = Date.n
 }
 
 /**
- * For a check that cannot reach the trigger's webhook: the records as n8n loaded them with the workflow,
- * with this process's own in place of what was kept of it. Complete where this process takes the
- * deliveries (regular mode); undefined where it took none (a queue-mode main), as it cannot know.
+ * For a check that cannot reach the trigger's webhook: the records as n8n loaded them with the workflow, with this
+ * process's own in place of what was kept of it, less what applied nothing above `floor` (forgotten here too, as the
+ * webhook's answer would). Complete where this process takes every delivery (regular mode) since it started; undefined
+ * when it took none, as it cannot know then whether another process takes them (a queue-mode main).
  */
-export function localReceived(ctx: ITriggerFunctions): Received | undefined {
+export function localReceived(ctx: ITriggerFunctions, floor: number): Received | undefined {
 	const seen = memory.get(nodeKey(ctx));
 	if (!seen) return undefined;
 	const now = Date.now();
+	for (const [key, taken] of seen.taken) if (topOf(taken) <= floor) seen.taken.delete(key);
 	return {
 		...unionOf({
 			...recordsIn(ctx.getWorkflowStaticData('node')),

@@ -16,7 +16,11 @@
  * - **delivery failing**: the service sent the same delivery FAILING_TIMES times in a row (the workflow
  *   fails on it: with Respond When the Workflow Finishes a failed run is answered 500 and sent again);
  * - **rollback lost**: blocks the workflow took were undone while the service was not delivering, and
- *   their rollback, which the service dropped with the rest of its queue, is not something it replays.
+ *   their rollback, which the service dropped with the rest of its queue, is not something it replays;
+ * - **check blind**: at BLIND_CHECKS checks in a row the service counted matches, none reached this n8n
+ *   process, and the trigger's webhook, which would tell what the other processes took, could not be
+ *   reached (queue mode with a public address the main cannot reach, and no Internal Webhook Address).
+ *   It states only that: the check does not infer a missed block from what it cannot see.
  */
 import type { ITriggerFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
@@ -30,8 +34,9 @@ export const REPLAY_ERROR_CHECKS = 3;
 export const FAILING_TIMES = 3;
 /** Checks in a row an incident must be gone for to be over: a delivery that keeps failing is not repeating in the instant its next one comes. */
 export const GONE_CHECKS = 3;
+export const BLIND_CHECKS = 3;
 
-export type IncidentKind = 'notEvaluating' | 'interruptedAgain' | 'notDelivering' | 'gapOverLimit' | 'replayFailing' | 'deliveryFailing' | 'rollbackLost';
+export type IncidentKind = 'notEvaluating' | 'interruptedAgain' | 'notDelivering' | 'gapOverLimit' | 'replayFailing' | 'deliveryFailing' | 'rollbackLost' | 'checkBlind';
 
 /** Said once when it happens; nothing to resolve afterwards (the user acts). */
 const ONCE: IncidentKind[] = ['rollbackLost'];
@@ -53,10 +58,14 @@ export interface AlertState {
 	/** Checks in a row that found the hook interrupted; that could not replay. */
 	interrupted: number;
 	replayErrors: number;
+	/** Checks in a row that were blind while the service counted matches (absent in what older versions kept). */
+	blindChecks?: number;
+	/** The matches those checks could not judge. */
+	blindMatched?: number;
 }
 
 export function emptyAlerts(): AlertState {
-	return { incidents: {}, interrupted: 0, replayErrors: 0 };
+	return { incidents: {}, interrupted: 0, replayErrors: 0, blindChecks: 0, blindMatched: 0 };
 }
 
 /** What one check saw, as far as alerts go. */
@@ -81,6 +90,10 @@ export function assess(before: AlertState, facts: CheckFacts): { state: AlertSta
 	const replayErrors = facts.gaps?.replayError ? before.replayErrors + 1 : facts.gaps ? 0 : before.replayErrors;
 	const hook = `hook ${facts.hookId}`;
 	const now: Partial<Record<IncidentKind, Omit<Incident, 'since'>>> = {};
+	// Blind with matches to judge: counted; blind with none (an idle hook): as before; heard: over.
+	const blindNow = facts.gaps?.blind !== undefined && (facts.gaps.unjudged ?? 0) > 0;
+	const blindChecks = blindNow ? (before.blindChecks ?? 0) + 1 : facts.gaps?.blind !== undefined ? (before.blindChecks ?? 0) : facts.gaps ? 0 : (before.blindChecks ?? 0);
+	const blindMatched = blindChecks === 0 ? 0 : (before.blindMatched ?? 0) + (facts.gaps?.unjudged ?? 0);
 
 	const stallMs = facts.stallMinutes * 60_000;
 	if (stallMs > 0 && facts.lastEvaluatedAt !== undefined && facts.now - facts.lastEvaluatedAt > stallMs) {
@@ -122,6 +135,12 @@ export function assess(before: AlertState, facts: CheckFacts): { state: AlertSta
 			todo: "Undo what the workflow did for those blocks: their items' ids (blockId, transactionId, eventId) begin with the block hash shown (e.g. with the PostgreSQL ledger: DELETE FROM stacks_events WHERE block_hash LIKE '0x<hash>%').",
 		};
 	}
+	if (facts.gaps?.blind !== undefined && (blindChecks >= BLIND_CHECKS || before.incidents.checkBlind)) {
+		now.checkBlind = before.incidents.checkBlind ?? {
+			what: `The health check cannot tell whether the blocks matching ${hook} reach the workflow: over ${blindChecks} checks the service counted ${blindMatched} match(es), none reached this n8n process, and ${facts.gaps.blind}.`,
+			todo: "In queue mode the webhook processes take the deliveries: set the trigger's Internal Webhook Address (Options) to an address this main process reaches them at, such as an internal load balancer or service (http://n8n-webhook:5678), or let it reach n8n's public webhook URL. Until then a hook that stops is still brought back and what it missed replayed, but a match lost otherwise is not found.",
+		};
+	}
 	const repeating = facts.gaps?.received?.repeating;
 	if (repeating && repeating.times >= FAILING_TIMES) {
 		now.deliveryFailing = {
@@ -145,7 +164,7 @@ export function assess(before: AlertState, facts: CheckFacts): { state: AlertSta
 		if (gone >= GONE_CHECKS) ended.push(kind);
 		else incidents[kind] = { ...incident, gone };
 	}
-	return { state: { incidents, interrupted, replayErrors }, began, ended };
+	return { state: { incidents, interrupted, replayErrors, blindChecks, blindMatched }, began, ended };
 }
 
 /** Runs the Error Workflow once for each incident that began (n8n 2.x), says each that ended in n8n's log. */

@@ -14,7 +14,7 @@
  * deactivation; in queue mode and multi-main setups only on the main process that leads.
  */
 import type { ITriggerFunctions, ITriggerResponse } from 'n8n-workflow';
-import { sleep } from 'n8n-workflow';
+import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { getHook, listHooks } from '../../shared/api/hookEndpoints';
 import type { Hook } from '../../shared/schemas';
@@ -34,7 +34,9 @@ import {
 	whyNotDelivering,
 } from './lifecycle';
 import { ifFree } from './turns';
-import { closeGaps, DEFAULT_CATCH_UP_LIMIT, type GapOutcome, gapMemory, hearReceived } from '../gaps/closeGaps';
+import { checkState } from '../gaps/checkState';
+import { internalBase } from '../gaps/ownWebhook';
+import { closeGaps, DEFAULT_CATCH_UP_LIMIT, type GapOutcome, hearReceived } from '../gaps/closeGaps';
 import { type AlertState, assess, DEFAULT_STALL_MINUTES, emptyAlerts, report } from './alerts';
 
 export const DEFAULT_HEALTH_CHECK_MINUTES = 5;
@@ -69,6 +71,8 @@ interface CheckSettings {
 	catchUpLimit: number;
 	stallMinutes: number;
 	intervalMs: number;
+	/** Where the check calls the trigger's webhook instead of the production URL; empty: that URL. */
+	internalAddress: string;
 }
 
 function checkSettings(ctx: ITriggerFunctions): CheckSettings {
@@ -81,6 +85,7 @@ function checkSettings(ctx: ITriggerFunctions): CheckSettings {
 		stallMinutes: option('stallMinutes', DEFAULT_STALL_MINUTES),
 		// As given: a value that is not a positive number turns the checks off (startHealthChecks).
 		intervalMs: (ctx.getNodeParameter('options.healthCheckMinutes', DEFAULT_HEALTH_CHECK_MINUTES) as number) * 60_000,
+		internalAddress: String(ctx.getNodeParameter('options.internalWebhookAddress', '') ?? ''),
 	};
 }
 
@@ -116,11 +121,11 @@ export async function checkHookAndGaps(
 ): Promise<{ outcome: HealthCheckOutcome; gaps?: GapOutcome }> {
 	const connection = await backgroundConnection(ctx);
 	// What n8n took, before the hook is read: the blocks counted were all evaluated before that read (gaps/plan.ts).
-	const heard = stored(ctx) ? await hearReceived(ctx, connection) : undefined;
+	const settings = opts.settings ?? checkSettings(ctx);
+	const heard = stored(ctx) ? await hearReceived(ctx, connection, settings.internalAddress) : undefined;
 	const checked = await checkRepair(ctx, params, connection);
 	if (!checked.connection || !checked.hookId) return { outcome: checked.outcome };
-	const settings = opts.settings ?? checkSettings(ctx);
-	const memory = gapMemory(ctx);
+	const memory = checkState(ctx);
 	const before = (memory.state.alerts as AlertState | undefined) ?? emptyAlerts();
 	const gaps = await closeGaps(ctx, checked.connection, {
 		read: checked.read,
@@ -132,6 +137,7 @@ export async function checkHookAndGaps(
 		hold: before.incidents.deliveryFailing !== undefined,
 		heard,
 		intervalMs: settings.intervalMs,
+		internalAddress: settings.internalAddress,
 	});
 	// The incidents this check saw: the Error Workflow for each that began (hook/alerts.ts).
 	const status = (checked.read?.status ?? {}) as Record<string, unknown>;
@@ -184,6 +190,8 @@ interface LoopState {
 	failing: boolean;
 	/** Why the last check could not know what n8n received, once said in the log. */
 	blind?: string;
+	/** Why the last check could not reach the trigger's webhook, and counted what this process took itself, once said. */
+	unreachable?: string;
 }
 
 /** What the gap step did, in n8n's log: each finding (logged by the step), a replay that stopped, and once, why it could not see. */
@@ -193,9 +201,19 @@ function reportGaps(ctx: ITriggerFunctions, gaps: GapOutcome | undefined, state:
 	const where = `Stacks Hooks Trigger "${ctx.getNode().name}" of workflow "${workflow.name ?? ''}" (${workflow.id ?? ''})`;
 	const meta = { workflowId: workflow.id, nodeName: ctx.getNode().name };
 	if (gaps.blind && !state.blind) {
-		ctx.logger.warn(`${where}: cannot tell which blocks reached the workflow: ${gaps.blind}. Missed blocks are found only from what this n8n process received itself; n8n must reach its own webhook URL.`, meta);
+		ctx.logger.warn(
+			`${where}: cannot tell which blocks reached the workflow: ${gaps.blind}, and this n8n process has taken none of the hook's deliveries since it started. A hook that stops is still brought back and what it missed replayed; a match lost otherwise is not found. In queue mode, set the trigger's Internal Webhook Address to where this main process reaches the webhook processes.`,
+			meta,
+		);
 	}
 	state.blind = gaps.blind;
+	if (gaps.unreachable && !state.unreachable) {
+		ctx.logger.info(
+			`${where}: ${gaps.unreachable}. The health check counts what this n8n process took itself, which is every delivery when it runs alone (regular mode); it keeps that in memory, so after a restart of n8n it judges only what came since. Set the trigger's Internal Webhook Address to an address n8n reaches itself at to keep it across restarts.`,
+			meta,
+		);
+	}
+	state.unreachable = gaps.unreachable;
 	if (gaps.replayError) ctx.logger.warn(`${where}: the replay of missed blocks stopped (${gaps.replayError}); ${gaps.left} height(s) are left and are tried again at the next check.`, meta);
 	if (gaps.overLimit) {
 		const [from, to] = gaps.overLimit;
@@ -240,6 +258,13 @@ export function startHealthChecks(ctx: ITriggerFunctions): ITriggerResponse {
 	const settings = checkSettings(ctx);
 	const { intervalMs } = settings;
 	if (!(intervalMs > 0)) return {};
+	try {
+		internalBase(settings.internalAddress);
+	} catch (error) {
+		throw new NodeOperationError(ctx.getNode(), (error as Error).message, {
+			description: 'Set it to the address this n8n reaches its webhook processes at (queue mode), such as http://n8n-webhook:5678, or leave it empty to use the public webhook URL.',
+		});
+	}
 	const minutes = intervalMs / 60_000;
 	const params = hookParameters(ctx);
 	const state: LoopState = { closed: false, failing: false };

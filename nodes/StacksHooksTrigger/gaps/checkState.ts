@@ -1,0 +1,43 @@
+/**
+ * The health check's state in the process that runs it (the main, or the leader of several): the gap
+ * state (plan.ts) as the last check left it, begun from what the static data kept, and the consumer
+ * secret it calls the trigger's webhook with.
+ *
+ * Also read by webhook() in the same process (received.ts): in regular mode the process that takes the
+ * deliveries is the one that runs the check, so which heights the check is replaying is known here,
+ * in memory, without the static data (which only a call to the trigger's own webhook brings up to date,
+ * and which n8n may not be able to make: ownWebhook.ts).
+ */
+import type { ITriggerFunctions } from 'n8n-workflow';
+
+import { nodeKey } from '../nodeKey';
+import { emptyState, type GapState, isGapState } from './plan';
+
+export interface CheckState {
+	state: GapState;
+	secret?: string;
+}
+
+const states = new Map<string, CheckState>();
+
+/** The gap state as n8n loaded it with the workflow (kept by the last check that reached the trigger's webhook). */
+function keptGapState(ctx: ITriggerFunctions): GapState | undefined {
+	const value = ctx.getWorkflowStaticData('node').gaps;
+	return isGapState(value) ? value : undefined;
+}
+
+/** The node's check state in this process, begun from what the static data kept. */
+export function checkState(ctx: ITriggerFunctions): CheckState {
+	const key = nodeKey(ctx);
+	let kept = states.get(key);
+	if (!kept) {
+		kept = { state: keptGapState(ctx) ?? emptyState() };
+		states.set(key, kept);
+	}
+	return kept;
+}
+
+/** The gap state of the check this process runs for the node (nodeKey), if it runs one. */
+export function runningGapState(key: string): GapState | undefined {
+	return states.get(key)?.state;
+}
