@@ -49,6 +49,8 @@ export interface PostResult {
 /** POSTs deliveries over its own keep-alive connections, so close() leaves no socket behind. */
 export class DeliveryClient {
 	private readonly agent: Agent;
+	/** Origins the service reaches somewhere else than their address says (route()). */
+	private readonly routes = new Map<string, string>();
 
 	constructor(
 		/** `ca`: a certificate to trust (a self-signed receiver); `insecure`: skip certificate verification. */
@@ -58,9 +60,20 @@ export class DeliveryClient {
 		this.agent = new Agent({ connect: { ca: tls.ca, rejectUnauthorized: !tls.insecure } });
 	}
 
+	/**
+	 * Deliveries to `from` (an origin: scheme, host and port) go to `to` instead, as the real service reaches a public
+	 * address through DNS and an ingress that n8n, behind them, may not reach itself (tests of that topology).
+	 */
+	route(from: string, to: string): void {
+		this.routes.set(new URL(from).origin, new URL(to).origin);
+	}
+
 	/** Never rejects: a non-2xx answer or a network error comes back in the result. */
-	async post(url: string, body: unknown, headers: Record<string, string>, timeoutMs = this.timeoutMs): Promise<PostResult> {
+	async post(address: string, body: unknown, headers: Record<string, string>, timeoutMs = this.timeoutMs): Promise<PostResult> {
 		let status: number | null = null;
+		const origin = URL.canParse(address) ? new URL(address).origin : undefined;
+		const routed = origin && this.routes.get(origin);
+		const url = routed ? routed + address.slice(origin.length) : address;
 		try {
 			const timeouts = { headersTimeout: timeoutMs, bodyTimeout: timeoutMs };
 			const response = await request(url, { method: 'POST', headers, body: JSON.stringify(body), dispatcher: this.agent, ...timeouts });

@@ -213,6 +213,14 @@ export class Emulator {
 	}
 
 	/**
+	 * Deliveries to the origin `from` (a public address: n8n's WEBHOOK_URL) are POSTed to `to` (where n8n listens), as
+	 * the real service reaches n8n through DNS and an ingress that n8n itself may not reach from inside.
+	 */
+	routeDeliveries(from: string, to: string): void {
+		this.client.route(from, to);
+	}
+
+	/**
 	 * A hook the service silently stops evaluating (hirosystems/chainhook#720): it shows as enabled and streaming, its
 	 * counters stand still, nothing is delivered; `false` lets it run again.
 	 */

@@ -92,6 +92,11 @@ export interface QueueStackOptions extends EmulatorAccountOptions {
 	mainPort?: number;
 	/** Where n8n keeps its files (the package under .n8n/nodes). Default: a new temporary folder, removed by close(). */
 	userFolder?: string;
+	/**
+	 * Every process's N8N_WEBHOOK_URL, when not the load balancer's own address: a public one the n8n processes cannot
+	 * reach (stack.ts, UNREACHABLE_PUBLIC_URL), which the emulator reaches as the load balancer.
+	 */
+	publicUrl?: string;
 }
 
 export interface QueueStack {
@@ -139,7 +144,7 @@ export async function startQueueStack(opts: QueueStackOptions): Promise<QueueSta
 			DB_POSTGRESDB_USER: postgres.user,
 			DB_POSTGRESDB_PASSWORD: 'trust-auth',
 			// Webhooks are reached through the load balancer, whichever process registers them.
-			N8N_WEBHOOK_URL: `https://127.0.0.1:${balancer.port}/`,
+			N8N_WEBHOOK_URL: opts.publicUrl ?? `https://127.0.0.1:${balancer.port}/`,
 			N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
 			...opts.env,
 		};
@@ -159,6 +164,7 @@ export async function startQueueStack(opts: QueueStackOptions): Promise<QueueSta
 
 		const { emu, credential } = await emulatorWithCredential(main, opts);
 		cleanups.push(() => emu.close());
+		if (opts.publicUrl) emu.routeDeliveries(opts.publicUrl, `https://127.0.0.1:${balancer.port}`);
 		return { main, webhooks, workers, redis, postgres, balancer, emu, credential, userFolder, env, close };
 	} catch (error) {
 		await close();

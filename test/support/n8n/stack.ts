@@ -52,11 +52,20 @@ export async function emulatorWithCredential(n8n: N8nInstance, opts: EmulatorAcc
 	}
 }
 
-export async function startStack(opts: EmulatorAccountOptions & { n8n?: StartOptions }): Promise<Stack> {
+/**
+ * A public webhook address that n8n cannot reach from inside (behind an ingress, no hairpin NAT, split DNS), which the
+ * emulator reaches (routeDeliveries): a loopback port nothing listens on, so that n8n's call is refused at once and
+ * nothing leaves the machine, not even a DNS query.
+ */
+export const UNREACHABLE_PUBLIC_URL = 'https://127.0.0.1:1/';
+
+export async function startStack(opts: EmulatorAccountOptions & { n8n?: StartOptions; publicUrl?: string }): Promise<Stack> {
 	const userFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'stacks-hooks-n8n-'));
 	await installPackage(userFolder, await packPackage());
-	const n8n = await startN8n({ https: true, ...opts.n8n, userFolder });
+	const env = { ...opts.n8n?.env, ...(opts.publicUrl && { N8N_WEBHOOK_URL: opts.publicUrl }) };
+	const n8n = await startN8n({ https: true, ...opts.n8n, env, userFolder });
 	const { emu, credential } = await emulatorWithCredential(n8n, opts);
+	if (opts.publicUrl) emu.routeDeliveries(opts.publicUrl, n8n.baseUrl);
 	return {
 		n8n,
 		emu,
