@@ -12,6 +12,7 @@
 import { setTimeout as sleep } from 'timers/promises';
 
 import { type DeliveryReport, type Emulator } from '../emulator';
+import type { N8nInstance } from './n8n/instance';
 import { type ChainScript, chainScript, type LedgerRow } from './chainScript';
 import { clearLedger, heightsOfTag, ledgerRows, type RecordSetup, ScriptStream } from './record';
 
@@ -30,6 +31,8 @@ export const GAPS_EMULATOR = {
 /** The trigger's Health Check Interval in these suites: 3 s. */
 export const CHECK_MINUTES = 0.05;
 export const CHECK_MS = CHECK_MINUTES * 60_000;
+/** Check intervals of the healthy tail after the faults (the issue asks for at least 5). */
+export const TAIL_CHECKS = 6;
 
 export interface GapFaults {
 	/** Takes the n8n that receives deliveries down (SIGKILL); `revive` brings it back. */
@@ -228,4 +231,68 @@ export function gapSeeds(base: number, count: number): number[] {
 	if (Number.isSafeInteger(replay)) return [replay];
 	const n = Number(process.env.GAPS_SEQUENCES ?? count);
 	return Array.from({ length: n }, (_, i) => (base + i * 7919) | 0);
+}
+
+/** What the trigger told the user: the workflow's failed executions (n8n 2.x's saveFailedExecution), each with its message and when. */
+export async function alertsOf(n8n: N8nInstance, workflowId: string): Promise<Array<{ at: number; message: string }>> {
+	const failed = await n8n.api.executions({ workflowId, status: 'error', includeData: true });
+	return failed.map((run) => ({ at: Date.parse(run.startedAt), message: String(run.data?.resultData?.error?.message ?? '') }));
+}
+
+export interface TailResult {
+	blocks: number;
+	checks: number;
+	/** Requests for the hook during the tail. */
+	gets: number;
+	evaluations: number;
+	/** Alerts that began during the tail. */
+	alerts: string[];
+	/** The heights after the tail: the next free one. */
+	nextHeight: number;
+	/** How long the wait for the catch-up's last replays took before the tail began. */
+	quietAfterMs: number;
+}
+
+/**
+ * A healthy stream after the faults: first the trigger's own catch-up is let finish (no replay for two check
+ * intervals, 90 s at the most: a check that keeps replaying never gets there), then a block every 600 ms for
+ * `checks` check intervals, every other one a STX transfer from `sender`, all delivered. Counts what the trigger
+ * cost at the service meanwhile (GETs and replays of `hookUuid`) and what it said (`alerts`).
+ */
+export async function healthyTail(
+	emu: Emulator,
+	opts: { hookUuid: () => string; fromHeight: number; parentHash?: string; checks: number; sender: string; alerts: () => Promise<Array<{ at: number; message: string }>> },
+): Promise<TailResult> {
+	const evaluationsOf = (since: number) => emu.requests.filter((request) => request.at >= since && request.path.endsWith(`/me/${opts.hookUuid()}/evaluate`));
+	const waitFrom = Date.now();
+	await within(() => evaluationsOf(Date.now() - 2 * CHECK_MS).length === 0, 90_000);
+	const quietAfterMs = Date.now() - waitFrom;
+	const start = Date.now();
+	const firstRequest = emu.requests.length;
+	let height = opts.fromHeight;
+	let blocks = 0;
+	for (const until = start + opts.checks * CHECK_MS; Date.now() < until; await sleep(600)) {
+		const transactions = blocks % 2 === 0 ? [{ kind: 'stx_transfer' as const, sender: opts.sender, recipient: 'ST2CY5V39NHDPWSXMW9QDT3HC3GD6Q6XX4CFRK9AG', amount: 1_000 + blocks }] : [];
+		await emu.injectBlock({ height, transactions, ...(blocks === 0 && opts.parentHash && { parentHash: opts.parentHash }) });
+		height++;
+		blocks++;
+	}
+	const requests = emu.requests.slice(firstRequest).filter((request) => request.path.includes(`/me/${opts.hookUuid()}`));
+	const checks = requests.filter((request) => request.method === 'GET' && request.path.endsWith(`/me/${opts.hookUuid()}`)).length;
+	return {
+		blocks,
+		checks,
+		gets: requests.filter((request) => request.method === 'GET').length,
+		evaluations: requests.filter((request) => request.path.endsWith('/evaluate')).length,
+		alerts: (await opts.alerts()).filter((alert) => alert.at >= start).map((alert) => alert.message),
+		nextHeight: height,
+		quietAfterMs,
+	};
+}
+
+export function describeTail(result: TailResult): string {
+	return (
+		`healthy tail: ${result.blocks} blocks over ${result.checks} checks (the catch-up's last replay ${(result.quietAfterMs / 1000).toFixed(0)} s before it began): ` +
+		`${result.gets} GET(s), ${result.evaluations} replayed height(s), ${result.alerts.length} alert(s)${result.alerts.length ? `: ${result.alerts.join(' | ')}` : ''}`
+	);
 }

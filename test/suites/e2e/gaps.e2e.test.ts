@@ -1,11 +1,14 @@
 /* eslint-disable no-console, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-hardcoded-secrets -- test code: it runs in Node, not inside n8n (CONTRIBUTING.md, Commands) */
 /**
- * Nothing missed (README, Reliability), in one real n8n (regular mode) with a real PostgreSQL: the
- * ledger recipe as users import it, its trigger checking every 3 s, and seeded 200-block chain
- * scripts with reorganisations, lost answers, an n8n outage longer than the service's retries, the
- * hook disabled at the service for a while, and deliveries the service drops without a word. No step
- * does what a user would do by hand; the ledger must equal the canonical chain within two check
- * intervals (and the time the replays take) of the last fault.
+ * Nothing missed (README, Reliability), in one real n8n (regular mode) with a real PostgreSQL, whose
+ * public webhook address (N8N_WEBHOOK_URL) the service reaches and n8n itself cannot (behind an
+ * ingress, no hairpin NAT): the trigger's check can never call its own webhook. The ledger recipe as
+ * users import it, its trigger checking every 3 s, and seeded 200-block chain scripts with
+ * reorganisations, lost answers, an n8n outage longer than the service's retries, the hook disabled at
+ * the service for a while, and deliveries the service drops without a word. No step does what a user
+ * would do by hand; the ledger must equal the canonical chain within two check intervals (and the time
+ * the replays take) of the last fault. Then a healthy tail of 6 check intervals with the chain moving:
+ * one GET a check, nothing replayed, no alert (and none false during the faults either).
  *
  * Then the alerts: the workflow's Error Workflow runs once for a stalled hook, once for a gap over
  * the Catch-Up Limit and once for a delivery the workflow keeps failing on, and not on a healthy
@@ -20,8 +23,8 @@ import { GONE_CHECKS } from '../../../nodes/StacksHooksTrigger/hook/alerts';
 import { EXAMPLE_SENDER, loadExample, TRIGGER_TYPE } from '../../support/examples';
 import type { WorkflowJson } from '../../support/n8n/api';
 import { type Postgres, startPostgres } from '../../support/n8n/servers';
-import { startStack, type Stack } from '../../support/n8n/stack';
-import { CHECK_MINUTES, CHECK_MS, describeGapResult, GAPS_EMULATOR, gapSeeds, runGapSequence, undoneInLog, withoutExcused } from '../../support/gaps';
+import { startStack, type Stack, UNREACHABLE_PUBLIC_URL } from '../../support/n8n/stack';
+import { alertsOf, CHECK_MINUTES, CHECK_MS, describeGapResult, describeTail, GAPS_EMULATOR, gapSeeds, healthyTail, runGapSequence, TAIL_CHECKS, undoneInLog, withoutExcused } from '../../support/gaps';
 import { expectLedgerEqualsChain, LEDGER_DATABASE, type RecordSetup, setUpRecipes } from '../../support/record';
 
 const API_KEY = 'gaps-test-key';
@@ -34,7 +37,7 @@ let setup: RecordSetup;
 
 beforeAll(async () => {
 	[stack, postgres] = await Promise.all([
-		startStack({ apiKey: API_KEY, consumerSecret: SECRET, credentialName: 'Stacks Hooks API', emulator: GAPS_EMULATOR }),
+		startStack({ apiKey: API_KEY, consumerSecret: SECRET, credentialName: 'Stacks Hooks API', emulator: GAPS_EMULATOR, publicUrl: UNREACHABLE_PUBLIC_URL }),
 		startPostgres(LEDGER_DATABASE),
 	]);
 	setup = await setUpRecipes(stack.n8n, stack.emu, postgres, stack.credential, { healthCheckMinutes: CHECK_MINUTES }, { ledgerOnly: true });
@@ -46,9 +49,9 @@ afterAll(async () => {
 	await postgres?.stop();
 }, 300_000);
 
-describe('the trigger closes its own gaps (regular mode)', () => {
+describe("the trigger closes its own gaps (regular mode, n8n's public address unreachable from inside)", () => {
 	for (const [i, seed] of gapSeeds(Number(process.env.FC_SEED ?? Date.now()) | 0, 1).entries()) {
-		it(`keeps the ledger equal to the chain through an outage, a paused hook and silent drops, with nothing done by hand (seed ${seed})`, async () => {
+		it(`keeps the ledger equal to the chain through an outage, a paused hook and silent drops, with nothing done by hand, then costs one GET a check and says nothing (seed ${seed})`, async () => {
 			const result = await runGapSequence(setup, {
 				seed,
 				tag: 30 + i,
@@ -66,6 +69,29 @@ describe('the trigger closes its own gaps (regular mode)', () => {
 			expect(Number.isFinite(result.settledAfterMs)).toBe(true);
 			expect(result.faults.silentDrops).toBeGreaterThan(0);
 			expect(result.faults.interruptions).toBe(1);
+
+			const tip = result.script.canonical.at(-1)!;
+			const tail = await healthyTail(stack.emu, {
+				hookUuid: () => setup.ledger.hookUuid,
+				fromHeight: tip.height + 1,
+				parentHash: tip.hash,
+				checks: TAIL_CHECKS,
+				sender: EXAMPLE_SENDER,
+				alerts: () => alertsOf(stack.n8n, setup.ledger.workflowId),
+			});
+			console.log(describeTail(tail));
+			if (tail.evaluations > 0 || tail.alerts.length > 0) console.log(`the trigger said:\n${triggerLines()}`);
+			expect({ replayed: tail.evaluations, alerts: tail.alerts }).toEqual({ replayed: 0, alerts: [] });
+			// One GET a check: the interval's checks (spread by a tenth), and no more than a few soon ones for a delivery on its way.
+			expect(tail.gets).toBeGreaterThanOrEqual(TAIL_CHECKS - 1);
+			expect(tail.gets).toBeLessThanOrEqual(TAIL_CHECKS + 3);
+			// Nothing said during the faults either that the trigger did not know: its check always saw what this process took.
+			const all = await alertsOf(stack.n8n, setup.ledger.workflowId);
+			expect(all.filter((alert) => /none reached n8n|cannot tell whether/.test(alert.message))).toEqual([]);
+			// The check never called the public address successfully, and said once that it counts what this process took.
+			const said = triggerLines().match(/counts what this n8n process took itself/g) ?? [];
+			expect(said.length).toBeGreaterThanOrEqual(1);
+			expect(said.length).toBeLessThanOrEqual(2);
 		}, 15 * 60_000);
 	}
 });

@@ -2,15 +2,29 @@
 /**
  * Nothing missed (README, Reliability) in n8n's queue mode: Redis, PostgreSQL, a main process (where
  * the health check runs), two webhook processes (where deliveries land, and where the trigger's own
- * webhook keeps what they took), two workers. The ledger recipe as users import it, its trigger
- * checking every 3 s, through a seeded 200-block script with reorganisations, lost answers, both
- * webhook processes killed for longer than the service's retries, the hook disabled at the service for
- * a while, and deliveries dropped without a word; nothing done by hand. Regular mode: gaps.e2e.test.ts.
+ * webhook keeps what they took), two workers, behind a load balancer. n8n's public webhook address
+ * (N8N_WEBHOOK_URL) is one the service reaches and no n8n process can (behind an ingress, no hairpin
+ * NAT), so the main reaches the webhook processes only at the trigger's Internal Webhook Address, the
+ * load balancer's own.
+ *
+ * With it: the ledger recipe as users import it, its trigger checking every 3 s, through a seeded
+ * 200-block script with reorganisations, lost answers, both webhook processes killed for longer than
+ * the service's retries, the hook disabled at the service for a while, and deliveries dropped without
+ * a word; nothing done by hand; then a healthy tail: one GET a check, nothing replayed, no alert.
+ * Without it, in the same stack: a paused hook still caught up, no replay driven by counts, a drop
+ * left unfound as the README says, and exactly one alert that the check is blind.
+ * Regular mode: gaps.e2e.test.ts.
  *
  * GAPS_SEQUENCES=<n> runs n scripts instead of one; GAPS_SEED=<seed> replays one.
  */
-import { CHECK_MINUTES, CHECK_MS, describeGapResult, GAPS_EMULATOR, gapSeeds, runGapSequence, undoneInLog, withoutExcused } from '../../support/gaps';
+import { randomUUID } from 'crypto';
+import { setTimeout as sleep } from 'timers/promises';
+
+import { REORG_MARGIN } from '../../../nodes/StacksHooksTrigger/gaps/plan';
+import { EXAMPLE_SENDER, loadExample, TRIGGER_TYPE } from '../../support/examples';
+import { alertsOf, CHECK_MINUTES, CHECK_MS, describeGapResult, describeTail, GAPS_EMULATOR, gapSeeds, healthyTail, runGapSequence, TAIL_CHECKS, undoneInLog, withoutExcused } from '../../support/gaps';
 import { type QueueStack, startQueueStack } from '../../support/n8n/queue';
+import { UNREACHABLE_PUBLIC_URL } from '../../support/n8n/stack';
 import { expectLedgerEqualsChain, type RecordSetup, setUpRecipes } from '../../support/record';
 
 const API_KEY = 'gaps-queue-key';
@@ -27,8 +41,10 @@ beforeAll(async () => {
 		emulator: GAPS_EMULATOR,
 		// As the README's Queue mode asks with Respond: When the Workflow Finishes (record.queue.e2e.test.ts says why).
 		env: { N8N_EXECUTIONS_QUEUE_KEEP_LAST_COMPLETED: '1000', N8N_EXECUTIONS_QUEUE_KEEP_LAST_FAILED: '1000' },
+		publicUrl: UNREACHABLE_PUBLIC_URL,
 	});
-	setup = await setUpRecipes(stack.main, stack.emu, stack.postgres, stack.credential, { healthCheckMinutes: CHECK_MINUTES }, { ledgerOnly: true });
+	const internalWebhookAddress = `https://127.0.0.1:${stack.balancer.port}`;
+	setup = await setUpRecipes(stack.main, stack.emu, stack.postgres, stack.credential, { healthCheckMinutes: CHECK_MINUTES, internalWebhookAddress }, { ledgerOnly: true });
 }, 10 * 60_000);
 
 afterAll(async () => {
@@ -36,7 +52,7 @@ afterAll(async () => {
 	await stack?.close();
 }, 120_000);
 
-describe('the trigger closes its own gaps (queue mode, two webhook processes, two workers)', () => {
+describe("the trigger closes its own gaps (queue mode, two webhook processes, two workers, the public address unreachable, the Internal Webhook Address set)", () => {
 	for (const [i, seed] of gapSeeds((Number(process.env.FC_SEED ?? Date.now()) + 3) | 0, 1).entries()) {
 		it(`keeps the ledger equal to the chain through an outage of the webhook processes, a paused hook and silent drops (seed ${seed})`, async () => {
 			const result = await runGapSequence(setup, {
@@ -75,6 +91,82 @@ describe('the trigger closes its own gaps (queue mode, two webhook processes, tw
 			expect(Number.isFinite(result.settledAfterMs)).toBe(true);
 			expect(result.faults.silentDrops).toBeGreaterThan(0);
 			expect(result.faults.interruptions).toBe(1);
+
+			const tip = result.script.canonical.at(-1)!;
+			const tail = await healthyTail(stack.emu, {
+				hookUuid: () => setup.ledger.hookUuid,
+				fromHeight: tip.height + 1,
+				parentHash: tip.hash,
+				checks: TAIL_CHECKS,
+				sender: EXAMPLE_SENDER,
+				alerts: () => alertsOf(stack.main, setup.ledger.workflowId),
+			});
+			console.log(describeTail(tail));
+			if (tail.evaluations > 0 || tail.alerts.length > 0) console.log(`the trigger said:\n${triggerLines()}`);
+			expect({ replayed: tail.evaluations, alerts: tail.alerts }).toEqual({ replayed: 0, alerts: [] });
+			expect(tail.gets).toBeGreaterThanOrEqual(TAIL_CHECKS - 1);
+			expect(tail.gets).toBeLessThanOrEqual(TAIL_CHECKS + 3);
+			const all = await alertsOf(stack.main, setup.ledger.workflowId);
+			expect(all.filter((alert) => /none reached n8n|cannot tell whether/.test(alert.message))).toEqual([]);
+			// The check heard the webhook processes at the Internal Webhook Address every time: never blind, never alone.
+			expect(triggerLines()).not.toMatch(/cannot tell which blocks reached|counts what this n8n process took itself/);
 		}, 15 * 60_000);
 	}
+});
+
+describe('queue mode without the Internal Webhook Address, the public address unreachable', () => {
+	it('catches a paused hook up, replays nothing on counts it cannot judge, leaves a silent drop unfound, and says once that the check is blind', async () => {
+		const workflow = loadExample('trigger', stack.credential);
+		const trigger = workflow.nodes.find((node) => node.type === TRIGGER_TYPE)!;
+		trigger.webhookId = randomUUID();
+		trigger.parameters = { ...(trigger.parameters as object), hookName: 'Blind', options: { healthCheckMinutes: CHECK_MINUTES } };
+		const { id } = await stack.main.api.createWorkflow({ ...workflow, name: 'Blind check' });
+		await stack.main.api.activate(id);
+		const hook = () => stack.emu.hooks().find((candidate) => candidate.definition.name === 'Blind')!;
+		const uuid = hook().uuid;
+		let height = 4_900_000;
+		const mine = () => stack.emu.injectBlock({ height: ++height, transactions: [{ kind: 'stx_transfer', sender: EXAMPLE_SENDER, recipient: 'ST2CY5V39NHDPWSXMW9QDT3HC3GD6Q6XX4CFRK9AG', amount: height }] });
+		const minedFor = async (ms: number) => {
+			for (const until = Date.now() + ms; Date.now() < until; await sleep(600)) await mine();
+		};
+		const delivered = (at: number) => stack.emu.deliveries.some((report) => report.hookUuid === uuid && report.status === 200 && report.blockHeight === at);
+		const evaluated = () => stack.emu.requests.filter((request) => request.path.endsWith(`/me/${uuid}/evaluate`)).map((request) => (request.body as { block_height: number }).block_height);
+		try {
+			// A stream the check cannot see: the webhook processes take it.
+			await minedFor(5 * CHECK_MS);
+			expect(evaluated()).toEqual([]);
+
+			// Paused at the service: what it never evaluated meanwhile is replayed by the stopped-hook path, which needs no count.
+			await fetch(`${stack.emu.url}/me/${uuid}/enabled`, { method: 'PATCH', headers: { 'x-api-key': API_KEY, 'content-type': 'application/json' }, body: JSON.stringify({ enabled: false }) });
+			const pausedFrom = height + 1;
+			for (let i = 0; i < 6; i++) await mine();
+			const pausedTo = height;
+			for (const until = Date.now() + 10 * CHECK_MS; !hook().status.enabled && Date.now() < until; await sleep(250));
+			expect(hook().status.enabled).toBe(true);
+			const paused = Array.from({ length: pausedTo - pausedFrom + 1 }, (_, i) => pausedFrom + i);
+			for (const until = Date.now() + 60_000; !paused.every(delivered) && Date.now() < until; await sleep(600)) await mine();
+			expect(paused.filter((at) => !delivered(at))).toEqual([]);
+			const replayedForPause = evaluated();
+			// The paused heights, the reorganisation margin below them, and the blocks mined until the service evaluated again.
+			expect(replayedForPause.length).toBeLessThanOrEqual(paused.length + REORG_MARGIN + 15);
+
+			// A delivery dropped without a word: not found without a view of what arrived, as the README says.
+			stack.emu.dropNextDeliveries(1, { hookUuid: uuid, appliesOnly: true });
+			const tail = await healthyTail(stack.emu, { hookUuid: () => uuid, fromHeight: height + 1, checks: TAIL_CHECKS, sender: EXAMPLE_SENDER, alerts: () => alertsOf(stack.main, id) });
+			console.log(`blind check: ${paused.length} paused heights caught up with ${replayedForPause.length} replays; ${describeTail(tail)}`);
+			const dropped = stack.emu.deliveries.find((report) => report.hookUuid === uuid && report.silent);
+			expect(dropped).toBeDefined();
+			expect(tail.evaluations).toBe(0);
+			expect(evaluated()).not.toContain(dropped!.blockHeight);
+
+			const alerts = await alertsOf(stack.main, id);
+			console.log(`blind check alerts: ${JSON.stringify(alerts.map((alert) => alert.message))}`);
+			expect(alerts).toHaveLength(1);
+			expect(alerts[0].message).toMatch(/cannot tell whether the blocks matching hook \S+ reach the workflow: over \d+ checks the service counted \d+ match\(es\), none reached this n8n process/);
+			expect(alerts[0].message).toContain(`could not be reached`);
+			expect(alerts[0].message).toContain(UNREACHABLE_PUBLIC_URL.replace(/\/$/, ''));
+		} finally {
+			await stack.main.api.deactivate(id);
+		}
+	}, 6 * 60_000);
 });
