@@ -12,6 +12,7 @@
 import { setTimeout as sleep } from 'timers/promises';
 
 import { type DeliveryReport, type Emulator } from '../emulator';
+import { LAG_CHECKS } from '../../nodes/StacksHooksTrigger/gaps/plan';
 import type { N8nInstance } from './n8n/instance';
 import { type ChainScript, chainScript, type LedgerRow } from './chainScript';
 import { clearLedger, heightsOfTag, ledgerRows, type RecordSetup, ScriptStream } from './record';
@@ -31,8 +32,10 @@ export const GAPS_EMULATOR = {
 /** The trigger's Health Check Interval in these suites: 3 s. */
 export const CHECK_MINUTES = 0.05;
 export const CHECK_MS = CHECK_MINUTES * 60_000;
-/** Check intervals of the healthy tail after the faults (the issue asks for at least 5). */
+/** Check intervals of the healthy tail after the faults (at least 5). */
 export const TAIL_CHECKS = 6;
+/** No replay for this long, and the catch-up of the faults is over (healthyTail). */
+const QUIET_MS = (LAG_CHECKS + 2) * CHECK_MS;
 
 export interface GapFaults {
 	/** Takes the n8n that receives deliveries down (SIGKILL); `revive` brings it back. */
@@ -254,8 +257,9 @@ export interface TailResult {
 }
 
 /**
- * A healthy stream after the faults: first the trigger's own catch-up is let finish (no replay for two check
- * intervals, 90 s at the most: a check that keeps replaying never gets there), then a block every 600 ms for
+ * A healthy stream after the faults: first the trigger's own catch-up is let finish (no replay for LAG_CHECKS + 2
+ * check intervals, the longest a window of the faults can wait to be judged; 120 s at the most: a check that keeps
+ * replaying never gets there), then a block every 600 ms for
  * `checks` check intervals, every other one a STX transfer from `sender`, all delivered. Counts what the trigger
  * cost at the service meanwhile (GETs and replays of `hookUuid`) and what it said (`alerts`).
  */
@@ -265,7 +269,7 @@ export async function healthyTail(
 ): Promise<TailResult> {
 	const evaluationsOf = (since: number) => emu.requests.filter((request) => request.at >= since && request.path.endsWith(`/me/${opts.hookUuid()}/evaluate`));
 	const waitFrom = Date.now();
-	await within(() => evaluationsOf(Date.now() - 2 * CHECK_MS).length === 0, 90_000);
+	await within(() => Date.now() - waitFrom >= QUIET_MS && evaluationsOf(Date.now() - QUIET_MS).length === 0, 120_000);
 	const quietAfterMs = Date.now() - waitFrom;
 	const start = Date.now();
 	const firstRequest = emu.requests.length;

@@ -16,6 +16,8 @@ import { emptyState, type GapState, isGapState } from './plan';
 export interface CheckState {
 	state: GapState;
 	secret?: string;
+	/** Begun empty (the static data kept no gap state), and no check has planned since: see plan.ts, `lifeUnknown`. */
+	unplanned?: boolean;
 }
 
 const states = new Map<string, CheckState>();
@@ -31,7 +33,8 @@ export function checkState(ctx: ITriggerFunctions): CheckState {
 	const key = nodeKey(ctx);
 	let kept = states.get(key);
 	if (!kept) {
-		kept = { state: keptGapState(ctx) ?? emptyState() };
+		const state = keptGapState(ctx);
+		kept = state ? { state } : { state: emptyState(), unplanned: true };
 		states.set(key, kept);
 	}
 	return kept;

@@ -55,6 +55,8 @@ export interface GapCheck {
 	intervalMs: number;
 	/** The trigger's Internal Webhook Address: where to call its webhook instead of the production URL (ownWebhook.ts). */
 	internalAddress?: string;
+	/** n8n started this trigger at its own start (not an activation): a hook it finds is not one just registered. */
+	atStartup?: boolean;
 }
 
 /**
@@ -81,6 +83,8 @@ export interface GapOutcome {
 	soon?: boolean;
 	/** Heights of a gap over the Catch-Up Limit that the trigger does not replay. */
 	overLimit?: Range;
+	/** The gap over the limit reaches back to the hook's first block for want of any record of what arrived (plan.ts). */
+	overLimitUnknown?: true;
 	/** Why what n8n took could not be known this time (its own webhook could not be reached, nothing taken here). */
 	blind?: string;
 	/** While blind: the matches the service counted since the check before, which nothing could be held against. */
@@ -171,7 +175,10 @@ function describe(finding: Finding): string | undefined {
 	// Said by the alerts (hook/alerts.ts).
 	if (finding.kind === 'dry' || finding.kind === 'undone') return undefined;
 	const [from, to] = finding.range;
-	if (finding.kind === 'stopped') return `the hook had stopped delivering; replaying heights ${from}-${to}, what it may have missed meanwhile`;
+	if (finding.kind === 'stopped') {
+		const why = finding.fromHookStart ? ' (nothing is known of what arrived before: from its first block)' : '';
+		return `the hook had stopped delivering; replaying heights ${from}-${to}, what it may have missed meanwhile${why}`;
+	}
 	if (finding.kind === 'missing') return `the service matched ${finding.matched} block(s) that n8n took only ${finding.arrived} of; replaying heights ${from}-${to}`;
 	return `the service evaluated blocks again (a reorganisation, or a Backfill) beside ${finding.matched} match(es); replaying heights ${from}-${to} to be sure`;
 }
@@ -208,7 +215,9 @@ export async function closeGaps(ctx: ITriggerFunctions, connection: Connection, 
 		...(received?.quietMs !== undefined && { quietMs: received.quietMs }),
 		idleMs: Math.min(IDLE_MS, check.intervalMs / 2),
 		patienceMs: LAG_CHECKS * check.intervalMs,
+		...(check.atStartup && kept.unplanned && { lifeUnknown: true }),
 	});
+	kept.unplanned = undefined;
 	for (const finding of found) {
 		const said = describe(finding);
 		if (said) logHealed(ctx, said);
@@ -266,6 +275,7 @@ export async function closeGaps(ctx: ITriggerFunctions, connection: Connection, 
 		...(spare.requests < REPLAY_PER_CHECK && { waitMs: spare.resetInMs }),
 		...(soonNow && { soon: true }),
 		...(over && { overLimit: over }),
+		...(over && found.some((finding) => finding.kind === 'stopped' && finding.fromHookStart && finding.range[0] <= over[1]) && { overLimitUnknown: true as const }),
 		...(blind && { blind }),
 		...(unjudged !== undefined && { unjudged }),
 		...(unreachable && { unreachable }),

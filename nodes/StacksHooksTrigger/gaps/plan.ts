@@ -88,8 +88,11 @@ export interface GapState {
 	windows: Window[];
 	/** Replays begun since the check before read the service (their matches fall in the next window). */
 	replays: Replay[];
-	/** The hook stopped and was brought back: heights from `from` on may be missing, up to where the service evaluates past `at`. */
-	stopped?: { from: number; at: number };
+	/**
+	 * The hook stopped and was brought back: heights from `from` on may be missing, up to where the service evaluates
+	 * past `at`; `fromHookStart` when `from` is the hook's first block for want of anything known.
+	 */
+	stopped?: { from: number; at: number; fromHookStart?: true };
 	/** Heights to replay, ascending, not overlapping. */
 	pending: Range[];
 	/** Checks in a row that verified matched blocks of which nothing arrived, with nothing taken between them (DRY_CHECKS). */
@@ -130,10 +133,17 @@ export interface Observation {
 	idleMs: number;
 	/** How long a window waits for its deliveries at the most (LAG_CHECKS check intervals), on the check's clock. */
 	patienceMs: number;
+	/**
+	 * The first check of a process that started with nothing kept (n8n restarted, and no check had kept its state at the
+	 * trigger's webhook): what reached n8n before it is not known, so the hook's life so far is not verified as a first
+	 * window (which would take every earlier match for a missing one).
+	 */
+	lifeUnknown?: boolean;
 }
 
 export type Finding =
-	| { kind: 'stopped'; range: Range }
+	/** `fromHookStart`: nothing was known of what arrived before the hook stopped, so the range starts at its first block. */
+	| { kind: 'stopped'; range: Range; fromHookStart?: true }
 	| { kind: 'missing'; range: Range; matched: number; arrived: number }
 	/** A window with matches in which, or in the one after, the service evaluated blocks again (a reorganisation, a Backfill by hand): its count cannot be trusted, so it is replayed. */
 	| { kind: 'reevaluated'; range: Range; matched: number }
@@ -323,9 +333,13 @@ export function planCheck(before: GapState, seen: Observation): Plan {
 			(value): value is number => value !== undefined,
 		);
 		const first = read === null ? 0 : atLeastZero(read - seen.evaluatedCount + 1);
+		// Nothing known of what arrived before (no window, no check before, nothing taken, no replay: n8n restarted and
+		// the static data kept no state): the gap is taken from the hook's first block, which is all that is known.
+		const known = state.windows.length > 0 || state.previous !== undefined || (taken && highestTaken(taken)) !== undefined || replayed.length > 0 || (state.stopped !== undefined && !state.stopped.fromHookStart);
 		state.stopped = {
 			from: candidates.length > 0 ? Math.min(...candidates) : first,
 			at: Math.max(state.previous?.height ?? 0, ...state.windows.map((window) => window.to), read ?? 0, state.stopped?.at ?? 0),
+			...(!known && { fromHookStart: true }),
 		};
 		state.windows = [];
 		state.previous = undefined;
@@ -359,7 +373,7 @@ export function planCheck(before: GapState, seen: Observation): Plan {
 
 	if (state.stopped) {
 		if (height > state.stopped.at) {
-			add({ kind: 'stopped', range: [state.stopped.from, height] });
+			add({ kind: 'stopped', range: [state.stopped.from, height], ...(state.stopped.fromHookStart && { fromHookStart: true }) });
 			state.stopped = undefined;
 			state.windows = [];
 			state.previous = { occurrences: seen.occurrences, evaluated: seen.evaluatedCount, height, at: seen.now };
@@ -379,7 +393,7 @@ export function planCheck(before: GapState, seen: Observation): Plan {
 	}
 
 	// The first check of a hook: its first window is its whole life so far, if that is short (a hook just registered).
-	const start = firstCheckStart(seen);
+	const start = seen.lifeUnknown ? undefined : firstCheckStart(seen);
 	const previous = state.previous ?? (start === undefined ? undefined : { occurrences: 0, evaluated: 0, height: start, at: seen.now });
 	// Evaluations beyond the new heights and the check's own replays: blocks evaluated again.
 	const reevaluated = previous ? seen.evaluatedCount - previous.evaluated - (height - previous.height) - replaysSince.reduce((sum, replay) => sum + replay.evaluated, 0) : 0;

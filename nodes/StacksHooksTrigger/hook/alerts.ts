@@ -13,8 +13,10 @@
  * - **not delivering**: windows in a row with matches of which nothing arrived, replays included;
  * - **gap over the limit**: heights that may be missing and that the trigger does not replay;
  * - **replay failing**: the replay of missed heights failed at REPLAY_ERROR_CHECKS checks in a row;
- * - **delivery failing**: the service sent the same delivery FAILING_TIMES times in a row (the workflow
- *   fails on it: with Respond When the Workflow Finishes a failed run is answered 500 and sent again);
+ * - **delivery failing**: n8n took the same delivery FAILING_TIMES times in a row, so the service did not
+ *   accept its answers (most often the workflow fails on it: with Respond When the Workflow Finishes a
+ *   failed run is answered 500 and sent again; or the answers were lost on the way back). The trigger
+ *   cannot see which, so the alert says what it knows and names both;
  * - **rollback lost**: blocks the workflow took were undone while the service was not delivering, and
  *   their rollback, which the service dropped with the rest of its queue, is not something it replays;
  * - **check blind**: at BLIND_CHECKS checks in a row the service counted matches, none reached this n8n
@@ -115,7 +117,13 @@ export function assess(before: AlertState, facts: CheckFacts): { state: AlertSta
 			todo: "The trigger keeps replaying them. Check that the service can reach n8n's webhook URL; if it can, the hook is stalled at the service: deactivate and activate the workflow.",
 		};
 	}
-	if (facts.gaps?.overLimit) {
+	if (facts.gaps?.overLimit && facts.gaps.overLimitUnknown) {
+		// Said as what it is: not a gap found, but a hook that stopped with no record kept of what arrived before.
+		now.gapOverLimit = {
+			what: `${hook} had stopped delivering, and n8n kept no record of what reached the workflow before (it restarted, and the health check could not keep its state at the trigger's webhook): the trigger replays the newest heights of the hook's life up to the Catch-Up Limit and cannot tell whether ${range(facts.gaps.overLimit)} reached the workflow.`,
+			todo: `If the workflow needs them, Backfill ${range(facts.gaps.overLimit)} with the Stacks Hooks node (Hook > Backfill, at most 1,000 heights per item). To keep the record across restarts, let n8n reach its own webhook URL, or set the trigger's Internal Webhook Address (e.g. http://localhost:5678).`,
+		};
+	} else if (facts.gaps?.overLimit) {
 		now.gapOverLimit = {
 			what: `Blocks at ${range(facts.gaps.overLimit)} may not have reached the workflow (${hook}), and they are more than the Catch-Up Limit: the trigger does not replay them.`,
 			todo: `Backfill ${range(facts.gaps.overLimit)} with the Stacks Hooks node (Hook > Backfill, at most 1,000 heights per item), or raise the trigger's Catch-Up Limit.`,
@@ -144,8 +152,8 @@ export function assess(before: AlertState, facts: CheckFacts): { state: AlertSta
 	const repeating = facts.gaps?.received?.repeating;
 	if (repeating && repeating.times >= FAILING_TIMES) {
 		now.deliveryFailing = {
-			what: `The service sent the delivery of block ${repeating.height} (${repeating.hash}, ${repeating.direction}) of ${hook} ${repeating.times} times in a row: the workflow fails on it, and the hook's later blocks wait behind it.`,
-			todo: "Open the workflow's failed executions and fix what fails on that block: the service's next try then goes through. Meanwhile the trigger replays nothing (a replay would fail the same way); once deliveries go through again, it replays what the hook missed.",
+			what: `n8n took the delivery of block ${repeating.height} (${repeating.hash}, ${repeating.direction}) of ${hook} ${repeating.times} times in a row: the service did not get an answer it accepts, and the hook's later blocks wait behind it.`,
+			todo: "If the workflow fails on that block (its failed executions show it: with Respond When the Workflow Finishes a failed run is answered 500), fix what fails: the service's next try then goes through. If it does not fail, n8n's answers do not reach the service (a proxy's time-out on the way back). Meanwhile the trigger replays nothing (a replay would meet the same fate); once deliveries go through again, it replays what the hook missed.",
 		};
 	}
 

@@ -73,6 +73,8 @@ interface CheckSettings {
 	intervalMs: number;
 	/** Where the check calls the trigger's webhook instead of the production URL; empty: that URL. */
 	internalAddress: string;
+	/** n8n runs this trigger at its own start (or a new leader's), not on an activation. */
+	atStartup: boolean;
 }
 
 function checkSettings(ctx: ITriggerFunctions): CheckSettings {
@@ -86,6 +88,7 @@ function checkSettings(ctx: ITriggerFunctions): CheckSettings {
 		// As given: a value that is not a positive number turns the checks off (startHealthChecks).
 		intervalMs: (ctx.getNodeParameter('options.healthCheckMinutes', DEFAULT_HEALTH_CHECK_MINUTES) as number) * 60_000,
 		internalAddress: String(ctx.getNodeParameter('options.internalWebhookAddress', '') ?? ''),
+		atStartup: ['init', 'leadershipChange'].includes(ctx.getActivationMode()),
 	};
 }
 
@@ -138,6 +141,7 @@ export async function checkHookAndGaps(
 		heard,
 		intervalMs: settings.intervalMs,
 		internalAddress: settings.internalAddress,
+		atStartup: settings.atStartup,
 	});
 	// The incidents this check saw: the Error Workflow for each that began (hook/alerts.ts).
 	const status = (checked.read?.status ?? {}) as Record<string, unknown>;
@@ -293,7 +297,7 @@ export function startHealthChecks(ctx: ITriggerFunctions): ITriggerResponse {
 		}
 	};
 
-	const atStartup = ['init', 'leadershipChange'].includes(ctx.getActivationMode());
+	const { atStartup } = settings;
 	// Spread over half a minute, so that many workflows do not call at once; at once when no hook is kept (see foundByUrl).
 	const startupDelay = stored(ctx) ? STARTUP_DELAY_MS.min + Math.random() * (STARTUP_DELAY_MS.max - STARTUP_DELAY_MS.min) : BUSY_RETRY_MS;
 	void (async () => {

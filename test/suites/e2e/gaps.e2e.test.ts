@@ -203,7 +203,7 @@ describe('the Error Workflow hears of what the trigger cannot mend (regular mode
 
 		const stalledAlerts = await alertsFor(stalled.id, `The service has not evaluated a block for hook ${stalled.hook}`);
 		const overLimit = await alertsFor(limited.id, 'more than the Catch-Up Limit');
-		const failingAlerts = await alertsFor(failing.id, `times in a row: the workflow fails on it`);
+		const failingAlerts = await alertsFor(failing.id, `times in a row: the service did not get an answer it accepts`);
 		// Once per incident. The pause is one; with this suite's limit of 5 blocks (one check interval of
 		// the chain), a machine so loaded that n8n falls 3 intervals behind the live stream can make a later
 		// window another gap over the limit (a fresh-clone CI run saw one, heights the replays behind the
@@ -216,7 +216,7 @@ describe('the Error Workflow hears of what the trigger cannot mend (regular mode
 		expect(said).toEqual({ stalled: 1, overLimit: 1, failing: 1, overLimitRepeated: 0 });
 		expect(overLimit[0]).toMatch(/Backfill heights \d+-\d+ with the Stacks Hooks node/);
 		expect(failingAlerts[0]).toContain(`of hook ${failing.hook}`);
-		expect(failingAlerts[0]).toMatch(/the delivery of block \d+ \(0x[0-9a-f]+, apply\)/);
+		expect(failingAlerts[0]).toMatch(/n8n took the delivery of block \d+ \(0x[0-9a-f]+, apply\)/);
 		// The healthy one: no alert at all.
 		expect((await alerts()).filter((alert) => alert.includes(`"id":"${healthy.id}"`))).toEqual([]);
 
@@ -226,6 +226,6 @@ describe('the Error Workflow hears of what the trigger cannot mend (regular mode
 		for (const until = Date.now() + (GONE_CHECKS + 2) * CHECK_MS; Date.now() < until; await sleep(450)) await mine();
 		expect(stack.n8n.logs()).toMatch(/Stacks Hooks Trigger "Stacks Hooks Trigger" of workflow "Alerts: stalled" \(\w+\): resolved after/);
 		expect(await alertsFor(stalled.id, 'has not evaluated a block')).toHaveLength(1);
-		expect(await alertsFor(failing.id, 'the workflow fails on it')).toHaveLength(1);
+		expect(await alertsFor(failing.id, 'the service did not get an answer it accepts')).toHaveLength(1);
 	}
 });

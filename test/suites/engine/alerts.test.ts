@@ -48,9 +48,9 @@ describe('incidents', () => {
 		expect(began.flat()).toEqual(['deliveryFailing']);
 		expect(ended.flat()).toEqual([]);
 		expect(state.incidents.deliveryFailing?.what).toBe(
-			`The service sent the delivery of block 42 (0xabc, apply) of hook h1 ${FAILING_TIMES + 3} times in a row: the workflow fails on it, and the hook's later blocks wait behind it.`,
+			`n8n took the delivery of block 42 (0xabc, apply) of hook h1 ${FAILING_TIMES + 3} times in a row: the service did not get an answer it accepts, and the hook's later blocks wait behind it.`,
 		);
-		expect(state.incidents.deliveryFailing?.todo).toMatch(/fix what fails on that block/);
+		expect(state.incidents.deliveryFailing?.todo).toMatch(/If the workflow fails on that block .*fix what fails.*If it does not fail, n8n.s answers do not reach the service/);
 	});
 
 	it('counts interruptions in a row, not in all', () => {

@@ -8,13 +8,36 @@
  * registered again; checks every few steps that bring a stopped hook back and replay what the plan
  * says (the service evaluates each replayed height, counts a match, and delivers it, or drops it too).
  *
+ * The check's view of what n8n took (`View`): 'complete' (the trigger's webhook answered: every
+ * process's notes); 'absent' (a blind queue-mode main: every check passes no `taken` and no quiet
+ * time); 'restarts' (regular mode with the webhook unreachable: this process's own notes, complete
+ * since it started, pruned below the plan's floor as closeGaps.ts does, none at all (blind) until it
+ * takes a delivery; at some checks n8n restarts and forgets them with the gap state, while what the
+ * service had in flight still arrives afterwards, as it retries).
+ *
  * Properties: once the faults stop and a few checks have run, every block that was canonical and
  * matched reached n8n at least once; the replays stay within a bound of the faults; a history
- * without faults replays nothing.
+ * without faults replays nothing. Blind, the plan replays only what a stopped hook missed and never
+ * says `dry`; the alerts (hook/alerts.ts) fed each check's outcome only ever tell what is true; n8n
+ * restarting in regular mode loses no block.
  */
 import fc from 'fast-check';
 
-import { DRY_CHECKS, emptyState, type GapState, LAG_CHECKS, planCheck, type Replay, takeHeights, type TakenDelivery } from '../../../nodes/StacksHooksTrigger/gaps/plan';
+import type { GapOutcome } from '../../../nodes/StacksHooksTrigger/gaps/closeGaps';
+import {
+	DRY_CHECKS,
+	emptyState,
+	type Finding,
+	type GapState,
+	LAG_CHECKS,
+	planCheck,
+	rangeSize,
+	REORG_MARGIN,
+	type Replay,
+	takeHeights,
+	type TakenDelivery,
+} from '../../../nodes/StacksHooksTrigger/gaps/plan';
+import { type AlertState, assess, BLIND_CHECKS, emptyAlerts, type IncidentKind } from '../../../nodes/StacksHooksTrigger/hook/alerts';
 import { propertyParameters, replayHint } from '../../support/properties';
 
 type Fault = 'none' | 'silentDrop' | 'lostAnswer' | 'outage' | 'disable' | 'delete' | 'reorg';
@@ -31,11 +54,18 @@ interface Step {
 /** No delivery for this many steps and the plan is told the stream is idle (closeGaps.ts, IDLE_MS): more than any delay. */
 const IDLE_STEPS = 3;
 
-const FAULTS: Record<'all' | 'repeats' | 'reorgs', Fault[]> = {
+const FAULTS: Record<'all' | 'loud' | 'unstopped' | 'repeats' | 'reorgs', Fault[]> = {
 	all: ['none', 'none', 'none', 'none', 'none', 'none', 'none', 'none', 'silentDrop', 'lostAnswer', 'outage', 'disable', 'delete', 'reorg', 'reorg'],
+	/** Every fault but a silent drop: whatever is lost, a stopped hook lost it. */
+	loud: ['none', 'none', 'none', 'none', 'none', 'none', 'none', 'none', 'lostAnswer', 'outage', 'disable', 'delete', 'reorg', 'reorg'],
+	/** Every fault but those that stop the hook. */
+	unstopped: ['none', 'none', 'none', 'none', 'none', 'none', 'none', 'none', 'silentDrop', 'lostAnswer', 'reorg', 'reorg'],
 	repeats: ['none', 'none', 'none', 'lostAnswer'],
 	reorgs: ['none', 'none', 'none', 'none', 'lostAnswer', 'reorg'],
 };
+
+/** Faults that stop the hook (the service drops what it had queued, evaluates nothing until the check). */
+const STOPS: Fault[] = ['outage', 'disable', 'delete'];
 
 const step = (faults: keyof typeof FAULTS): fc.Arbitrary<Step> => fc.record({ match: fc.boolean(), fault: fc.constantFrom(...FAULTS[faults]), delay: fc.nat({ max: 2 }) });
 
@@ -51,10 +81,34 @@ interface Delivery {
 	apply: Block[];
 }
 
+/**
+ * What the check knows of what n8n took: every process's notes through the trigger's webhook ('complete'); nothing
+ * (`absent`: a queue-mode main that cannot reach the webhook processes); this process's notes since it started, n8n
+ * restarting now and then (`restarts`: regular mode, the webhook unreachable; closeGaps.ts's `localReceived`).
+ */
+type View = 'complete' | 'absent' | 'restarts';
+
+/** The check's lowest height still read (closeGaps.ts's floorOf): what this process's notes forget below. */
+function floorOf(state: GapState): number {
+	const heights = [
+		state.previous?.height,
+		...state.replays.map((replay) => replay.from),
+		...state.windows.flatMap((window) => [window.after - Math.max(0, window.reevaluated), ...window.replays.map((replay) => replay.from)]),
+	];
+	const known = heights.filter((height): height is number => height !== undefined);
+	return known.length > 0 ? Math.min(...known) - REORG_MARGIN : -1;
+}
+
+/** received.ts's topOf. */
+const topOf = (taken: TakenDelivery) => Math.max(...taken.a.map(([height]) => height), ...(taken.b ?? []).map(([height]) => height));
+
 /** The service, and n8n's receiving side as received.ts keeps it. */
 class World {
-	/** Steps between two checks. */
-	constructor(private readonly every: number) {}
+	/** Steps between two checks; what the check knows of what n8n took. */
+	constructor(
+		private readonly every: number,
+		readonly view: View = 'complete',
+	) {}
 
 	now = 0;
 	chain: Block[] = [];
@@ -81,6 +135,18 @@ class World {
 	/** Checks so far, and what each said that the alerts tell (plan.ts's dry finding). */
 	checks = 0;
 	readonly dry: number[] = [];
+	/** Every kind of finding the plan made. */
+	readonly found = new Set<Finding['kind']>();
+	/** The incidents that began (hook/alerts.ts), at which check (1 for the first). */
+	readonly began: Array<{ check: number; kind: IncidentKind }> = [];
+	/** Whether n8n took any delivery since it (re)started: received.ts has notes of the hook only then. */
+	tookSinceStart = false;
+	restarts = 0;
+	/** The next check is the first since a restart with nothing kept (closeGaps.ts: `lifeUnknown`). */
+	lifeUnknown = false;
+	/** Matches the service counted since a check last read it; and per check, whether it had counted any since the check before (never at the first). */
+	private countedSinceRead = 0;
+	readonly counted: boolean[] = [];
 
 	block(height: number, match: boolean): Block {
 		return { height, hash: `b${height}.${++this.forks}`, match };
@@ -90,7 +156,10 @@ class World {
 	private evaluate(block: Block): void {
 		this.evaluated = block.height;
 		this.evaluatedCount++;
-		if (block.match) this.occurrences++;
+		if (block.match) {
+			this.occurrences++;
+			this.countedSinceRead++;
+		}
 	}
 
 	/** When the hook's stream is free again: the service sends a hook's deliveries one after another (emulator README, assumption 1). */
@@ -145,6 +214,7 @@ class World {
 		this.inFlight = this.inFlight.filter(({ at }) => at > this.now);
 		for (const { at, delivery } of due) {
 			this.lastTakenAt = Math.max(this.lastTakenAt, at);
+			this.tookSinceStart = true;
 			this.take(delivery);
 		}
 	}
@@ -162,10 +232,41 @@ class World {
 		this.taken.set(delivery.key, taken);
 	}
 
+	/**
+	 * n8n restarts (the 'restarts' view): what this process noted of the deliveries, and the check state with the replays
+	 * it lists, are gone (the static data kept nothing: the webhook was never reached); what the service has in flight
+	 * still arrives, as it retries. The caller hands the next check emptyState().
+	 */
+	restart(): void {
+		this.lifeUnknown = true;
+		this.taken.clear();
+		this.lastTakenAt = Number.NEGATIVE_INFINITY;
+		this.tookSinceStart = false;
+		this.marks = emptyState();
+		this.restarts++;
+	}
+
+	/** What the check is told n8n took: undefined when it cannot know (blind). */
+	private takenView(state: GapState): TakenDelivery[] | undefined {
+		if (this.view === 'absent') return undefined;
+		if (this.view === 'restarts') {
+			// localReceived: no notes at all until this process took a delivery; the notes pruned below the plan's floor
+			// (before the read, as closeGaps.ts prunes them when it hears, and after the plan, with the same floor).
+			if (!this.tookSinceStart) return undefined;
+			const floor = floorOf(state);
+			for (const [key, taken] of this.taken) if (topOf(taken) <= floor) this.taken.delete(key);
+		}
+		return [...this.taken.values()];
+	}
+
 	/** One health check: read, repair, plan, keep the state, replay (closeGaps.ts). */
 	check(state: GapState, perCheck: number, dropReplays: boolean): GapState {
 		this.now++;
 		this.arrive();
+		const taken = this.takenView(state);
+		this.counted.push(this.checks > 0 && this.countedSinceRead > 0);
+		this.countedSinceRead = 0;
+		const interrupted = this.stopped === 'interrupted';
 		const repaired = this.stopped !== undefined;
 		const deleted = this.stopped === 'deleted';
 		const read = deleted ? { evaluated: null, count: 0, occurrences: 0 } : { evaluated: this.evaluated, count: this.evaluatedCount, occurrences: this.occurrences };
@@ -182,20 +283,28 @@ class World {
 			evaluatedHeight: read.evaluated,
 			evaluatedCount: read.count,
 			occurrences: read.occurrences,
-			taken: [...this.taken.values()],
+			taken,
 			// The model's clock moves a step for each block and two for each check.
 			patienceMs: LAG_CHECKS * (this.every + 2),
-			...(Number.isFinite(this.lastTakenAt) && { quietMs: this.now - this.lastTakenAt }),
+			...(taken && Number.isFinite(this.lastTakenAt) && { quietMs: this.now - this.lastTakenAt }),
 			idleMs: IDLE_STEPS,
+			...(this.lifeUnknown && { lifeUnknown: true }),
 		};
-		const { state: planned, soon, found } = planCheck(state, observation);
+		const { state: planned, soon, found, unjudged } = planCheck(state, observation);
+		this.lifeUnknown = false;
 		this.checks++;
 		if (found.some((finding) => finding.kind === 'dry')) this.dry.push(this.checks);
+		for (const finding of found) this.found.add(finding.kind);
 		this.soon = soon === true;
 		const { now: replayNow, left } = takeHeights(planned.pending, perCheck);
+		// The alerts of this check (healthCheck.ts), kept with the gap state as the check keeps them: what the check
+		// outcome (closeGaps.ts) tells them, nothing replayed left over, no delivery repeating, no stall asked about.
+		const gaps: GapOutcome = { found, replayed: rangeSize(replayNow), left: 0, ...(taken === undefined && { blind: 'the model hides what n8n took' }), ...(unjudged !== undefined && { unjudged }) };
+		const alerts = assess((state.alerts as AlertState | undefined) ?? emptyAlerts(), { now: this.now, hookId: this.hookId, wasInterrupted: interrupted, stallMinutes: 0, gaps });
+		for (const kind of alerts.began) this.began.push({ check: this.checks, kind });
 		this.now++;
 		const replays: Replay[] = replayNow.map(([from, to]) => ({ from, to, at: this.now, evaluated: to - from + 1 }));
-		const next: GapState = { ...planned, pending: left, replays: [...planned.replays, ...replays] };
+		const next: GapState = { ...planned, pending: left, replays: [...planned.replays, ...replays], alerts: alerts.state };
 		this.marks = next;
 		for (const [from, to] of replayNow) {
 			for (let height = from; height <= to; height++) {
@@ -208,6 +317,7 @@ class World {
 				this.evaluatedCount++;
 				if (!block?.match) continue;
 				this.occurrences++;
+				this.countedSinceRead++;
 				// A replayed delivery can be dropped too (the first replay of some heights): the plan must see it did not arrive.
 				if (dropReplays && height % 7 === 0 && !this.droppedReplays.has(height)) {
 					this.droppedReplays.add(height);
@@ -221,8 +331,9 @@ class World {
 	}
 }
 
-function run(steps: Step[], every: number, dropReplays: boolean): { world: World; state: GapState } {
-	const world = new World(every);
+/** `restarts`: the checks (0 for the first) just before which n8n restarts, in the 'restarts' view. */
+function run(steps: Step[], every: number, dropReplays: boolean, { view = 'complete', restarts = [] }: { view?: View; restarts?: readonly number[] } = {}): { world: World; state: GapState } {
+	const world = new World(every, view);
 	let state = emptyState();
 	let soonAt: number | undefined;
 	for (const [i, current] of steps.entries()) {
@@ -231,6 +342,12 @@ function run(steps: Step[], every: number, dropReplays: boolean): { world: World
 		// check that asked for it (not after one that was itself soon).
 		if (i === 0 || (i + 1) % every === 0 || i === soonAt) {
 			const wasSoon = i === soonAt;
+			// Not while a stopped hook's gap is still to be replayed: that range lives only in the check's memory, and a
+			// restart then loses it (README, Nothing missed: regular mode with the address unreachable).
+			if (view === 'restarts' && restarts.includes(world.checks) && !state.stopped && state.pending.length === 0) {
+				world.restart();
+				state = emptyState();
+			}
 			state = world.check(state, 1_000, dropReplays);
 			soonAt = world.soon && !wasSoon ? i + 1 : undefined;
 		}
@@ -357,6 +474,121 @@ describe('the gap plan, against a model of the service and n8n', () => {
 			}),
 			propertyParameters(300),
 		);
+	});
+});
+
+describe("the gap plan and the alerts, with the check's view of what arrived", () => {
+	const stopsIn = (steps: Step[]) => steps.filter((s) => STOPS.includes(s.fault)).length;
+	const kindsBegun = (world: World) => world.began.map(({ kind }) => kind);
+
+	it('blind: every canonical matched block reaches n8n once the faults stop, replayed only for a stopped hook, and never dry', () => {
+		let stopped = 0;
+		fc.assert(
+			fc.property(fc.array(step('loud'), { minLength: 20, maxLength: 200 }), fc.integer({ min: 4, max: 12 }), (steps, every) => {
+				const { world, state } = run(steps, every, false, { view: 'absent' });
+				const stops = stopsIn(steps);
+				if (world.replayed > 0) stopped++;
+				// A stopped hook needs no count: what it missed is replayed from below the last check's height.
+				expect({ missing: missingOf(world), pending: state.pending, stopped: state.stopped }).toEqual({ missing: [], pending: [], stopped: undefined });
+				// No window is judged: nothing is found but a stopped hook.
+				expect([...world.found].filter((kind) => kind !== 'stopped')).toEqual([]);
+				expect(world.dry).toEqual([]);
+				if (stops === 0) expect(world.replayed).toBe(0);
+				expect(world.replayed).toBeLessThanOrEqual(stops * 3 * (every + REORG_MARGIN));
+			}),
+			propertyParameters(200),
+		);
+		// Histories where a stopped hook was replayed blind: the path this property is about.
+		expect(stopped).toBeGreaterThan(20);
+	});
+
+	it('blind: replays nothing without a stopped hook, however late, repeated or reorganised the deliveries', () => {
+		fc.assert(
+			fc.property(fc.array(step('reorgs'), { minLength: 10, maxLength: 150 }), fc.integer({ min: 4, max: 12 }), (steps, every) => {
+				const { world } = run(steps, every, false, { view: 'absent' });
+				expect(world.replayed).toBe(0);
+				expect(missingOf(world)).toEqual([]);
+				expect(world.dry).toEqual([]);
+			}),
+			propertyParameters(150),
+		);
+	});
+
+	it('blind, the alerts say only what is true: never that nothing is delivered; once that the check is blind, after BLIND_CHECKS checks that the service counted matches at', () => {
+		let said = 0;
+		let exact = 0;
+		const history = fc.oneof(fc.array(step('all'), { minLength: 10, maxLength: 150 }), fc.array(step('unstopped'), { minLength: 10, maxLength: 150 }));
+		fc.assert(
+			fc.property(history, fc.integer({ min: 4, max: 12 }), fc.boolean(), (steps, every, dropReplays) => {
+				const { world } = run(steps, every, dropReplays, { view: 'absent' });
+				// Missing knowledge raises nothing but the blind check itself (silent drops and blocks lost included).
+				expect(kindsBegun(world).filter((kind) => kind === 'notDelivering')).toEqual([]);
+				const blind = world.began.filter(({ kind }) => kind === 'checkBlind').map(({ check }) => check);
+				expect(blind.length).toBeLessThanOrEqual(1);
+				// The checks (1 for the first) at which the service had counted matches since the check before: each was blind.
+				const counted = world.counted.flatMap((yes, i) => (yes ? [i + 1] : []));
+				if (blind.length > 0) {
+					said++;
+					expect(counted.filter((check) => check <= blind[0]).length).toBeGreaterThanOrEqual(BLIND_CHECKS);
+				}
+				// A hook that never stopped: the plan reads every count it can, so it is said exactly at the BLIND_CHECKS-th such check.
+				if (stopsIn(steps) === 0) {
+					exact++;
+					expect(blind).toEqual(counted.slice(BLIND_CHECKS - 1, BLIND_CHECKS));
+				}
+			}),
+			propertyParameters(200),
+		);
+		expect(said).toBeGreaterThan(40);
+		expect(exact).toBeGreaterThan(40);
+	});
+
+	it('seeing, the alerts never say that nothing is delivered or that the check is blind while the service delivers', () => {
+		fc.assert(
+			fc.property(fc.array(step('all'), { minLength: 20, maxLength: 200 }), fc.integer({ min: 4, max: 12 }), fc.boolean(), (steps, every, dropReplays) => {
+				const { world } = run(steps, every, dropReplays);
+				expect(kindsBegun(world).filter((kind) => kind === 'notDelivering' || kind === 'checkBlind')).toEqual([]);
+			}),
+			propertyParameters(200),
+		);
+	});
+
+	it('restarting n8n in regular mode (the webhook unreachable) replays nothing by itself: the first check after it does not take earlier matches for missing ones', () => {
+		let restarted = 0;
+		fc.assert(
+			fc.property(fc.array(step('repeats'), { minLength: 20, maxLength: 150 }), fc.integer({ min: 4, max: 12 }), fc.uniqueArray(fc.nat({ max: 16 }), { minLength: 1, maxLength: 4 }), (steps, every, restartAt) => {
+				const { world } = run(steps, every, false, { view: 'restarts', restarts: restartAt });
+				restarted += world.restarts;
+				expect(world.replayed).toBe(0);
+				expect(missingOf(world)).toEqual([]);
+				expect(world.dry).toEqual([]);
+			}),
+			propertyParameters(150),
+		);
+		expect(restarted).toBeGreaterThan(100);
+	});
+
+	it('restarting n8n in regular mode (the webhook unreachable) loses no block, never says dry, and costs no replay beyond the faults\' own', () => {
+		let restarts = 0;
+		let replayed = 0;
+		fc.assert(
+			fc.property(
+				fc.array(step('loud'), { minLength: 20, maxLength: 200 }),
+				fc.integer({ min: 4, max: 12 }),
+				fc.uniqueArray(fc.nat({ max: 24 }), { maxLength: 4 }),
+				(steps, every, restartAt) => {
+					const { world, state } = run(steps, every, false, { view: 'restarts', restarts: restartAt });
+					restarts += world.restarts;
+					replayed += world.replayed;
+					expect({ missing: missingOf(world), pending: state.pending, stopped: state.stopped }).toEqual({ missing: [], pending: [], stopped: undefined });
+					expect(world.dry).toEqual([]);
+					const faults = steps.filter((s) => s.fault !== 'none' && s.fault !== 'lostAnswer').length;
+					expect(world.replayed).toBeLessThanOrEqual((faults + 1) * 6 * (every + REORG_MARGIN));
+				},
+			),
+			propertyParameters(200),
+		);
+		console.log(`restarts: ${restarts} restarts, ${replayed} heights replayed; ${replayHint()}`);
 	});
 });
 
