@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- test code: it runs in Node, not inside n8n (CONTRIBUTING.md, Commands) */
+/* eslint-disable no-console, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- test code: it runs in Node, not inside n8n (CONTRIBUTING.md, Commands) */
 /**
  * The gap suites' common part (test/suites/e2e/gaps*.e2e.test.ts): the ledger recipe as users import
  * it, its trigger checking every few seconds, and a seeded chain script (chainScript.ts) streamed
@@ -13,9 +13,11 @@ import { setTimeout as sleep } from 'timers/promises';
 
 import { type DeliveryReport, type Emulator } from '../emulator';
 import { LAG_CHECKS } from '../../nodes/StacksHooksTrigger/gaps/plan';
+import { EXAMPLE_SENDER } from './examples';
 import type { N8nInstance } from './n8n/instance';
+import type { RecordSetup } from './record';
 import { type ChainScript, chainScript, type LedgerRow } from './chainScript';
-import { clearLedger, heightsOfTag, ledgerRows, type RecordSetup, ScriptStream } from './record';
+import { clearLedger, heightsOfTag, ledgerRows, ScriptStream } from './record';
 
 /**
  * The service's side: a failing delivery is given up after about 4 s of retries, which interrupts the hook. A rate
@@ -252,14 +254,14 @@ export interface TailResult {
 	alerts: string[];
 	/** The heights after the tail: the next free one. */
 	nextHeight: number;
-	/** How long the wait for the catch-up's last replays took before the tail began. */
+	/** How long the wait for the catch-up to end took (no replay for QUIET_MS) before the tail began. */
 	quietAfterMs: number;
 }
 
 /**
- * A healthy stream after the faults: first the trigger's own catch-up is let finish (no replay for LAG_CHECKS + 2
- * check intervals, the longest a window of the faults can wait to be judged; 120 s at the most: a check that keeps
- * replaying never gets there), then a block every 600 ms for
+ * A healthy stream after the faults: first the trigger's own catch-up is let finish, the chain moving with blocks
+ * that match nothing, until no replay came for LAG_CHECKS + 2 check intervals (the longest a window of the faults
+ * can wait to be judged; 120 s at the most: a check that keeps replaying never gets there), then a block every 600 ms for
  * `checks` check intervals, every other one a STX transfer from `sender`, all delivered. Counts what the trigger
  * cost at the service meanwhile (GETs and replays of `hookUuid`) and what it said (`alerts`).
  */
@@ -268,17 +270,24 @@ export async function healthyTail(
 	opts: { hookUuid: () => string; fromHeight: number; parentHash?: string; checks: number; sender: string; alerts: () => Promise<Array<{ at: number; message: string }>> },
 ): Promise<TailResult> {
 	const evaluationsOf = (since: number) => emu.requests.filter((request) => request.at >= since && request.path.endsWith(`/me/${opts.hookUuid()}/evaluate`));
+	let height = opts.fromHeight;
+	const mine = async (transactions: Array<{ kind: 'stx_transfer'; sender: string; recipient: string; amount: number }>) => {
+		await emu.injectBlock({ height, transactions, ...(height === opts.fromHeight && opts.parentHash && { parentHash: opts.parentHash }) });
+		height++;
+	};
+	// The chain moves on meanwhile, with blocks that match nothing: heights near the tip wait for it before they are
+	// replayed (closeGaps.ts, SETTLED_DEPTH), and the windows of the faults are judged once it has moved past them.
 	const waitFrom = Date.now();
-	await within(() => Date.now() - waitFrom >= QUIET_MS && evaluationsOf(Date.now() - QUIET_MS).length === 0, 120_000);
+	for (const deadline = waitFrom + 120_000; Date.now() < deadline; await sleep(600)) {
+		if (Date.now() - waitFrom >= QUIET_MS && evaluationsOf(Date.now() - QUIET_MS).length === 0) break;
+		await mine([]);
+	}
 	const quietAfterMs = Date.now() - waitFrom;
 	const start = Date.now();
 	const firstRequest = emu.requests.length;
-	let height = opts.fromHeight;
 	let blocks = 0;
 	for (const until = start + opts.checks * CHECK_MS; Date.now() < until; await sleep(600)) {
-		const transactions = blocks % 2 === 0 ? [{ kind: 'stx_transfer' as const, sender: opts.sender, recipient: 'ST2CY5V39NHDPWSXMW9QDT3HC3GD6Q6XX4CFRK9AG', amount: 1_000 + blocks }] : [];
-		await emu.injectBlock({ height, transactions, ...(blocks === 0 && opts.parentHash && { parentHash: opts.parentHash }) });
-		height++;
+		await mine(blocks % 2 === 0 ? [{ kind: 'stx_transfer', sender: opts.sender, recipient: 'ST2CY5V39NHDPWSXMW9QDT3HC3GD6Q6XX4CFRK9AG', amount: 1_000 + blocks }] : []);
 		blocks++;
 	}
 	const requests = emu.requests.slice(firstRequest).filter((request) => request.path.includes(`/me/${opts.hookUuid()}`));
@@ -296,7 +305,24 @@ export async function healthyTail(
 
 export function describeTail(result: TailResult): string {
 	return (
-		`healthy tail: ${result.blocks} blocks over ${result.checks} checks (the catch-up's last replay ${(result.quietAfterMs / 1000).toFixed(0)} s before it began): ` +
+		`healthy tail: ${result.blocks} blocks over ${result.checks} checks (after ${(result.quietAfterMs / 1000).toFixed(0)} s for the catch-up to end): ` +
 		`${result.gets} GET(s), ${result.evaluations} replayed height(s), ${result.alerts.length} alert(s)${result.alerts.length ? `: ${result.alerts.join(' | ')}` : ''}`
 	);
+}
+
+/**
+ * After a gap sequence: the healthy tail on the ledger's hook must cost one GET a check (the interval's checks,
+ * spread by a tenth, and no more than a few soon ones for a delivery on its way), replay nothing and raise no alert;
+ * and no alert that infers a loss from missing knowledge may have come during the faults either.
+ */
+export async function expectQuietTail(setup: RecordSetup, result: GapResult, opts: { n8n: N8nInstance; emu: Emulator; triggerLines: () => string }): Promise<void> {
+	const tip = result.script.canonical.at(-1)!;
+	const alerts = () => alertsOf(opts.n8n, setup.ledger.workflowId);
+	const tail = await healthyTail(opts.emu, { hookUuid: () => setup.ledger.hookUuid, fromHeight: tip.height + 1, parentHash: tip.hash, checks: TAIL_CHECKS, sender: EXAMPLE_SENDER, alerts });
+	console.log(describeTail(tail));
+	if (tail.evaluations > 0 || tail.alerts.length > 0) console.log(`the trigger said:\n${opts.triggerLines()}`);
+	expect({ replayed: tail.evaluations, alerts: tail.alerts }).toEqual({ replayed: 0, alerts: [] });
+	expect(tail.gets).toBeGreaterThanOrEqual(TAIL_CHECKS - 1);
+	expect(tail.gets).toBeLessThanOrEqual(TAIL_CHECKS + 3);
+	expect((await alerts()).filter((alert) => /none reached n8n|cannot tell whether/.test(alert.message))).toEqual([]);
 }

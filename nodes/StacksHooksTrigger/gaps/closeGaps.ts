@@ -19,7 +19,7 @@ import { pacerFor } from '../../shared/transport/pacing';
 import { logHealed, stored } from '../hook/lifecycle';
 import { type CheckState, checkState } from './checkState';
 import { callOwnWebhook, checkUrl } from './ownWebhook';
-import { addRange, type Finding, type GapState, isShort, LAG_CHECKS, planCheck, type Range, rangeSize, REORG_MARGIN, type Replay, takeHeights } from './plan';
+import { addRange, type Finding, floorOf, isShort, LAG_CHECKS, planCheck, type Range, rangeSize, type Replay, takeHeights } from './plan';
 import { localReceived, type Received } from './received';
 
 /** Heights replayed in one check; more wait for the next, which comes soon. */
@@ -110,16 +110,6 @@ function is401(error: unknown): boolean {
 	return [httpCode, status, response?.status].some((code) => String(code) === '401') || /\b401\b/.test((error as Error)?.message ?? '');
 }
 
-/** The lowest height the plan still reads deliveries at: what n8n's processes may forget below it. */
-function floorOf(state: GapState): number {
-	const heights = [
-		state.previous?.height,
-		...state.replays.map((replay) => replay.from),
-		...state.windows.flatMap((window) => [window.after - Math.max(0, window.reevaluated), ...window.replays.map((replay) => replay.from)]),
-	];
-	const known = heights.filter((height): height is number => height !== undefined);
-	return known.length > 0 ? Math.min(...known) - REORG_MARGIN : -1;
-}
 
 /** Calls to the trigger's webhook in one check at the most, to hear from every process behind a load balancer. */
 const MAX_CALLS = 4;

@@ -178,6 +178,17 @@ export function emptyState(): GapState {
 	return { replays: [], pending: [], windows: [] };
 }
 
+/** The lowest height the plan still reads deliveries at: what n8n's processes may forget below it. */
+export function floorOf(state: GapState): number {
+	const heights = [
+		state.previous?.height,
+		...state.replays.map((replay) => replay.from),
+		...state.windows.flatMap((window) => [window.after - Math.max(0, window.reevaluated), ...window.replays.map((replay) => replay.from)]),
+	];
+	const known = heights.filter((height): height is number => height !== undefined);
+	return known.length > 0 ? Math.min(...known) - REORG_MARGIN : -1;
+}
+
 /** Adds [from, to] to ascending, non-overlapping ranges, merging what touches. */
 export function addRange(ranges: Range[], [from, to]: Range): Range[] {
 	if (to < from) return ranges;

@@ -130,7 +130,7 @@ export function noteDelivery(ctx: IWebhookFunctions, delivery: Delivery, node?: 
 }
 
 /** The highest height a delivery applied or rolled back. */
-export const topOf = (taken: Taken) => Math.max(...taken.a.map(([height]) => height), ...(taken.b ?? []).map(([height]) => height));
+export const topOf = (taken: Pick<Taken, 'a' | 'b'>) => Math.max(...taken.a.map(([height]) => height), ...(taken.b ?? []).map(([height]) => height));
 
 /** One entry per distinct delivery, with every replay it came under. */
 export function union(records: Taken[][]): Taken[] {

@@ -24,7 +24,7 @@ import { EXAMPLE_SENDER, loadExample, TRIGGER_TYPE } from '../../support/example
 import type { WorkflowJson } from '../../support/n8n/api';
 import { type Postgres, startPostgres } from '../../support/n8n/servers';
 import { startStack, type Stack, UNREACHABLE_PUBLIC_URL } from '../../support/n8n/stack';
-import { alertsOf, CHECK_MINUTES, CHECK_MS, describeGapResult, describeTail, GAPS_EMULATOR, gapSeeds, healthyTail, runGapSequence, TAIL_CHECKS, undoneInLog, withoutExcused } from '../../support/gaps';
+import { CHECK_MINUTES, CHECK_MS, describeGapResult, expectQuietTail, GAPS_EMULATOR, gapSeeds, runGapSequence, undoneInLog, withoutExcused } from '../../support/gaps';
 import { expectLedgerEqualsChain, LEDGER_DATABASE, type RecordSetup, setUpRecipes } from '../../support/record';
 
 const API_KEY = 'gaps-test-key';
@@ -70,24 +70,7 @@ describe("the trigger closes its own gaps (regular mode, n8n's public address un
 			expect(result.faults.silentDrops).toBeGreaterThan(0);
 			expect(result.faults.interruptions).toBe(1);
 
-			const tip = result.script.canonical.at(-1)!;
-			const tail = await healthyTail(stack.emu, {
-				hookUuid: () => setup.ledger.hookUuid,
-				fromHeight: tip.height + 1,
-				parentHash: tip.hash,
-				checks: TAIL_CHECKS,
-				sender: EXAMPLE_SENDER,
-				alerts: () => alertsOf(stack.n8n, setup.ledger.workflowId),
-			});
-			console.log(describeTail(tail));
-			if (tail.evaluations > 0 || tail.alerts.length > 0) console.log(`the trigger said:\n${triggerLines()}`);
-			expect({ replayed: tail.evaluations, alerts: tail.alerts }).toEqual({ replayed: 0, alerts: [] });
-			// One GET a check: the interval's checks (spread by a tenth), and no more than a few soon ones for a delivery on its way.
-			expect(tail.gets).toBeGreaterThanOrEqual(TAIL_CHECKS - 1);
-			expect(tail.gets).toBeLessThanOrEqual(TAIL_CHECKS + 3);
-			// Nothing said during the faults either that the trigger did not know: its check always saw what this process took.
-			const all = await alertsOf(stack.n8n, setup.ledger.workflowId);
-			expect(all.filter((alert) => /none reached n8n|cannot tell whether/.test(alert.message))).toEqual([]);
+			await expectQuietTail(setup, result, { n8n: stack.n8n, emu: stack.emu, triggerLines });
 			// The check never called the public address successfully, and said once that it counts what this process took.
 			const said = triggerLines().match(/counts what this n8n process took itself/g) ?? [];
 			expect(said.length).toBeGreaterThanOrEqual(1);

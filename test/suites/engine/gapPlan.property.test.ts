@@ -24,10 +24,12 @@
 import fc from 'fast-check';
 
 import type { GapOutcome } from '../../../nodes/StacksHooksTrigger/gaps/closeGaps';
+import { topOf } from '../../../nodes/StacksHooksTrigger/gaps/received';
 import {
 	DRY_CHECKS,
 	emptyState,
 	type Finding,
+	floorOf,
 	type GapState,
 	LAG_CHECKS,
 	planCheck,
@@ -87,20 +89,6 @@ interface Delivery {
  * restarting now and then (`restarts`: regular mode, the webhook unreachable; closeGaps.ts's `localReceived`).
  */
 type View = 'complete' | 'absent' | 'restarts';
-
-/** The check's lowest height still read (closeGaps.ts's floorOf): what this process's notes forget below. */
-function floorOf(state: GapState): number {
-	const heights = [
-		state.previous?.height,
-		...state.replays.map((replay) => replay.from),
-		...state.windows.flatMap((window) => [window.after - Math.max(0, window.reevaluated), ...window.replays.map((replay) => replay.from)]),
-	];
-	const known = heights.filter((height): height is number => height !== undefined);
-	return known.length > 0 ? Math.min(...known) - REORG_MARGIN : -1;
-}
-
-/** received.ts's topOf. */
-const topOf = (taken: TakenDelivery) => Math.max(...taken.a.map(([height]) => height), ...(taken.b ?? []).map(([height]) => height));
 
 /** The service, and n8n's receiving side as received.ts keeps it. */
 class World {
