@@ -70,6 +70,8 @@ export interface Heard {
 	received?: Received;
 	unreachable?: string;
 	blind?: string;
+	/** What the call to the trigger's webhook failed with, kept apart: n8n rewrites an error message that names an error code. */
+	callError?: string;
 }
 
 export interface GapOutcome {
@@ -91,6 +93,8 @@ export interface GapOutcome {
 	unjudged?: number;
 	/** The trigger's webhook could not be reached, and the check counted what this process took itself: why. */
 	unreachable?: string;
+	/** What that call failed with (blind or unreachable). */
+	callError?: string;
 	/** The replay stopped on an error (the service refused or could not be reached); what it said. */
 	replayError?: string;
 	/** What n8n took, as the check saw it (the delivery that keeps coming back, for alerts.ts). */
@@ -154,9 +158,9 @@ async function exchangeOnce(ctx: ITriggerFunctions, connection: Connection, kept
 	// The account's secret read again once after a refusal (it may have been rotated); the credential's is what it is.
 	if (answer instanceof Error && is401(answer) && !connection.consumerSecret) answer = await call(true);
 	if (!(answer instanceof Error)) return { received: answer };
-	const why = `its own webhook (${url}) could not be reached: ${answer.message}`;
+	const why = `the trigger's webhook at ${url} could not be reached`;
 	const local = localReceived(ctx, floorOf(kept.state));
-	return local ? { received: local, unreachable: why } : { blind: why };
+	return local ? { received: local, unreachable: why, callError: answer.message } : { blind: why, callError: answer.message };
 }
 
 const numberOr = (value: unknown, fallback: number | null): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : fallback);
@@ -192,7 +196,7 @@ export async function hearReceived(ctx: ITriggerFunctions, connection: Connectio
 export async function closeGaps(ctx: ITriggerFunctions, connection: Connection, check: GapCheck): Promise<GapOutcome> {
 	const kept = checkState(ctx);
 	const internalAddress = check.internalAddress ?? '';
-	const { received, blind, unreachable } = check.heard ?? (await exchange(ctx, connection, kept, internalAddress, true));
+	const { received, blind, unreachable, callError } = check.heard ?? (await exchange(ctx, connection, kept, internalAddress, true));
 	const status = (check.read?.status ?? {}) as Record<string, unknown>;
 	const { state, found, soon, unjudged } = planCheck(kept.state, {
 		now: check.readAt,
@@ -269,6 +273,7 @@ export async function closeGaps(ctx: ITriggerFunctions, connection: Connection, 
 		...(blind && { blind }),
 		...(unjudged !== undefined && { unjudged }),
 		...(unreachable && { unreachable }),
+		...(callError && { callError }),
 		...(replayError && { replayError }),
 		...(received && { received }),
 	};

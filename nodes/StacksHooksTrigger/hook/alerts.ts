@@ -131,8 +131,9 @@ export function assess(before: AlertState, facts: CheckFacts): { state: AlertSta
 	}
 	if (replayErrors >= REPLAY_ERROR_CHECKS) {
 		now.replayFailing = {
-			what: `The replay of blocks that may not have reached the workflow (${hook}) failed at ${replayErrors} health checks in a row: ${facts.gaps?.replayError ?? before.incidents.replayFailing?.what ?? ''}`,
-			todo: `The trigger tries again at every health check (${facts.gaps?.left ?? 0} height(s) left). Check the credential's API key and the service's status (Service > Get API Status).`,
+			// The service's error in the description: n8n replaces a message that names an error code with its own.
+			what: `The replay of blocks that may not have reached the workflow (${hook}) failed at ${replayErrors} health checks in a row.`,
+			todo: `The last failure: ${facts.gaps?.replayError ?? 'unknown'}. The trigger tries again at every health check (${facts.gaps?.left ?? 0} height(s) left). Check the credential's API key and the service's status (Service > Get API Status).`,
 		};
 	}
 	const undone = facts.gaps?.found.find((finding) => finding.kind === 'undone');
@@ -144,9 +145,11 @@ export function assess(before: AlertState, facts: CheckFacts): { state: AlertSta
 		};
 	}
 	if (facts.gaps?.blind !== undefined && (blindChecks >= BLIND_CHECKS || before.incidents.checkBlind)) {
+		// The call's error in the description only: n8n replaces a message that names an error code (ECONNREFUSED, ...) with
+		// its own ("The service refused the connection"), which would hide what the trigger knows.
 		now.checkBlind = before.incidents.checkBlind ?? {
 			what: `The health check cannot tell whether the blocks matching ${hook} reach the workflow: over ${blindChecks} checks the service counted ${blindMatched} match(es), none reached this n8n process, and ${facts.gaps.blind}.`,
-			todo: "In queue mode the webhook processes take the deliveries: set the trigger's Internal Webhook Address (Options) to an address this main process reaches them at, such as an internal load balancer or service (http://n8n-webhook:5678), or let it reach n8n's public webhook URL. Until then a hook that stops is still brought back and what it missed replayed, but a match lost otherwise is not found.",
+			todo: `The call failed with: ${facts.gaps.callError ?? 'no answer'}. In queue mode the webhook processes take the deliveries: set the trigger's Internal Webhook Address (Options) to an address this main process reaches them at, such as an internal load balancer or service (http://n8n-webhook:5678), or let it reach n8n's public webhook URL. Until then a hook that stops is still brought back and what it missed replayed, but a match lost otherwise is not found.`,
 		};
 	}
 	const repeating = facts.gaps?.received?.repeating;

@@ -206,14 +206,14 @@ function reportGaps(ctx: ITriggerFunctions, gaps: GapOutcome | undefined, state:
 	const meta = { workflowId: workflow.id, nodeName: ctx.getNode().name };
 	if (gaps.blind && !state.blind) {
 		ctx.logger.warn(
-			`${where}: cannot tell which blocks reached the workflow: ${gaps.blind}, and this n8n process has taken none of the hook's deliveries since it started. A hook that stops is still brought back and what it missed replayed; a match lost otherwise is not found. In queue mode, set the trigger's Internal Webhook Address to where this main process reaches the webhook processes.`,
+			`${where}: cannot tell which blocks reached the workflow: ${gaps.blind} (${gaps.callError ?? 'no answer'}), and this n8n process has taken none of the hook's deliveries since it started. A hook that stops is still brought back and what it missed replayed; a match lost otherwise is not found. In queue mode, set the trigger's Internal Webhook Address to where this main process reaches the webhook processes.`,
 			meta,
 		);
 	}
 	state.blind = gaps.blind;
 	if (gaps.unreachable && !state.unreachable) {
 		ctx.logger.info(
-			`${where}: ${gaps.unreachable}. The health check counts what this n8n process took itself, which is every delivery when it runs alone (regular mode); it keeps that in memory, so after a restart of n8n it judges only what came since. Set the trigger's Internal Webhook Address to an address n8n reaches itself at to keep it across restarts.`,
+			`${where}: ${gaps.unreachable} (${gaps.callError ?? 'no answer'}). The health check counts what this n8n process took itself, which is every delivery when it runs alone (regular mode); it keeps that in memory, so after a restart of n8n it judges only what came since. Set the trigger's Internal Webhook Address to an address n8n reaches itself at to keep it across restarts.`,
 			meta,
 		);
 	}
