@@ -17,7 +17,9 @@
  *   7. one hook's stream answered when the workflow finishes, against Immediately and the in-order
  *      floor, and the ledger recipe's events per second into PostgreSQL          (record.ts)
  *   8. the health check's and the catch-up's requests: an idle hook, a steady stream, a pause of 100
- *      blocks, against one GET a check and the free tier's rate limit          (catchup.ts)
+ *      blocks, against one GET a check and the free tier's rate limit          (catchup.ts); an idle
+ *      and a streaming hook in regular and queue mode, n8n's public address reachable from inside or
+ *      not, with and without the Internal Webhook Address, and the alerts raised   (topologies.ts)
  *
  * Environment: BENCH_ROUNDS (rounds of part 1, default 3); BENCH_PARTS=2,3 (only those parts, for a
  * quick look; the default runs all eight). Interrupted, support's process handling kills every
@@ -35,6 +37,7 @@ import { loadingRows } from './loading';
 import { deliveryRows } from './n8n-delivery';
 import { queueRows } from './queue';
 import { recordRows } from './record';
+import { topologyRows } from './topologies';
 import { fmtRatio, type Row } from './util';
 
 const OUT_FILE = path.join(REPO_DIR, 'test', 'tools', 'bench', 'last-run.md');
@@ -127,6 +130,7 @@ async function main(): Promise<number> {
 		['6 queue mode', () => queueRows(log)],
 		['7 one hook in order, and the ledger', () => recordRows(rounds, log)],
 		['8 health check and catch-up', () => catchupRows(log)],
+		['8 health check per topology', () => topologyRows(log)],
 	];
 	for (const [name, measure] of parts.filter(([name]) => only.includes(name.split(' ')[0]))) {
 		log(`${name}…`);
