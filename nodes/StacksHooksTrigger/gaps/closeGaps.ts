@@ -120,8 +120,9 @@ const MAX_CALLS = 4;
 
 /**
  * Calls the trigger's webhook with the state to keep; what n8n took, or why it is not known. With `gather`, calls
- * again while each answer comes from a process not heard yet this time (queue mode: the webhook processes behind a
- * load balancer), so that every process's notes are in: one that was not would make the check replay more.
+ * again until a process answers again after another was heard (queue mode: the webhook processes behind a load
+ * balancer), so that every process's notes are in: one that was not would make the check replay more. Each answer
+ * is the union of what every process heard so far wrote into the static data, so the last one holds them all.
  */
 async function exchange(ctx: ITriggerFunctions, connection: Connection, kept: CheckState, internalAddress: string, gather = false): Promise<Heard> {
 	const first = await exchangeOnce(ctx, connection, kept, internalAddress);
@@ -135,8 +136,12 @@ async function exchange(ctx: ITriggerFunctions, connection: Connection, kept: Ch
 		if (!next.received?.by) break;
 		last = next;
 		if (next.received.quietMs !== undefined) quietMs = Math.min(quietMs ?? Number.POSITIVE_INFINITY, next.received.quietMs);
-		if (heard.has(next.received.by)) break;
+		// A load balancer sends each request to the next process in turn, but a delivery between two calls shifts the turn:
+		// the same process twice in a row does not mean it is the only one. Done once a process answers again after
+		// another was heard, or after three answers from one (regular mode: it takes every delivery).
+		const again = heard.has(next.received.by);
 		heard.add(next.received.by);
+		if ((again && heard.size > 1) || (heard.size === 1 && call >= 2)) break;
 	}
 	return last.received && quietMs !== undefined ? { ...last, received: { ...last.received, quietMs } } : last;
 }
