@@ -350,6 +350,11 @@ function run(steps: Step[], every: number, dropReplays: boolean, { view = 'compl
 
 const missingOf = (world: World) => world.chain.filter((block) => block.match && !world.reached.has(block.hash)).map((block) => block.height);
 
+/** Nothing lost, nothing replayed, and no word that the hook delivers nothing. */
+function expectUntouched(world: World): void {
+	expect({ replayed: world.replayed, missing: missingOf(world), dry: world.dry }).toEqual({ replayed: 0, missing: [], dry: [] });
+}
+
 describe('the gap plan, against a model of the service and n8n', () => {
 	it('every canonical matched block reaches n8n once the faults stop, and the replays stay bounded', () => {
 		let histories = 0;
@@ -375,9 +380,7 @@ describe('the gap plan, against a model of the service and n8n', () => {
 		fc.assert(
 			fc.property(fc.array(step('repeats'), { minLength: 10, maxLength: 150 }), fc.integer({ min: 4, max: 12 }), (steps, every) => {
 				const { world } = run(steps, every, false);
-				expect(world.replayed).toBe(0);
-				expect(missingOf(world)).toEqual([]);
-				expect(world.dry).toEqual([]);
+				expectUntouched(world);
 			}),
 			propertyParameters(300),
 		);
@@ -494,9 +497,7 @@ describe("the gap plan and the alerts, with the check's view of what arrived", (
 		fc.assert(
 			fc.property(fc.array(step('reorgs'), { minLength: 10, maxLength: 150 }), fc.integer({ min: 4, max: 12 }), (steps, every) => {
 				const { world } = run(steps, every, false, { view: 'absent' });
-				expect(world.replayed).toBe(0);
-				expect(missingOf(world)).toEqual([]);
-				expect(world.dry).toEqual([]);
+				expectUntouched(world);
 			}),
 			propertyParameters(150),
 		);
@@ -547,9 +548,7 @@ describe("the gap plan and the alerts, with the check's view of what arrived", (
 			fc.property(fc.array(step('repeats'), { minLength: 20, maxLength: 150 }), fc.integer({ min: 4, max: 12 }), fc.uniqueArray(fc.nat({ max: 16 }), { minLength: 1, maxLength: 4 }), (steps, every, restartAt) => {
 				const { world } = run(steps, every, false, { view: 'restarts', restarts: restartAt });
 				restarted += world.restarts;
-				expect(world.replayed).toBe(0);
-				expect(missingOf(world)).toEqual([]);
-				expect(world.dry).toEqual([]);
+				expectUntouched(world);
 			}),
 			propertyParameters(150),
 		);
