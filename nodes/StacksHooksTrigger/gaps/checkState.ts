@@ -8,7 +8,9 @@
  * in memory, without the static data (which only a call to the trigger's own webhook brings up to date,
  * and which n8n may not be able to make: ownWebhook.ts).
  */
-import type { ITriggerFunctions } from 'n8n-workflow';
+import type { IHookFunctions, ITriggerFunctions } from 'n8n-workflow';
+
+import type { Hook } from '../../shared/schemas';
 
 import { nodeKey } from '../nodeKey';
 import { emptyState, type GapState, isGapState } from './plan';
@@ -43,4 +45,24 @@ export function checkState(ctx: ITriggerFunctions): CheckState {
 /** The gap state of the check this process runs for the node (nodeKey), if it runs one. */
 export function runningGapState(key: string): GapState | undefined {
 	return states.get(key)?.state;
+}
+
+/**
+ * Hooks that activation found stopped (interrupted, disabled) and enabled again, as read then, per node: n8n
+ * activates a workflow at its start too, so after an outage it is activation, not the health check, that brings
+ * the hook back, and the check must still replay what it missed (plan.ts: a repair). Same process: activation
+ * and trigger() both run on the main (the leader of several).
+ */
+const stoppedAtActivation = new Map<string, Hook>();
+
+export function noteStoppedAtActivation(ctx: IHookFunctions, hook: Hook): void {
+	if (ctx.getMode() !== 'manual') stoppedAtActivation.set(nodeKey(ctx), hook);
+}
+
+/** The hook `hookId` as activation found it stopped, once; undefined when it did not (or found another hook). */
+export function takeStoppedAtActivation(ctx: ITriggerFunctions, hookId: string): Hook | undefined {
+	const key = nodeKey(ctx);
+	const hook = stoppedAtActivation.get(key);
+	stoppedAtActivation.delete(key);
+	return hook?.uuid === hookId ? hook : undefined;
 }

@@ -34,7 +34,7 @@ import {
 	whyNotDelivering,
 } from './lifecycle';
 import { ifFree } from './turns';
-import { checkState } from '../gaps/checkState';
+import { checkState, takeStoppedAtActivation } from '../gaps/checkState';
 import { internalBase } from '../gaps/ownWebhook';
 import { closeGaps, DEFAULT_CATCH_UP_LIMIT, type GapOutcome, hearReceived } from '../gaps/closeGaps';
 import { type AlertState, assess, DEFAULT_STALL_MINUTES, emptyAlerts, report } from './alerts';
@@ -130,11 +130,13 @@ export async function checkHookAndGaps(
 	if (!checked.connection || !checked.hookId) return { outcome: checked.outcome };
 	const memory = checkState(ctx);
 	const before = (memory.state.alerts as AlertState | undefined) ?? emptyAlerts();
+	// Brought back by activation (n8n's start after an outage) rather than by a check: a repair all the same.
+	const atActivation = takeStoppedAtActivation(ctx, checked.hookId);
 	const gaps = await closeGaps(ctx, checked.connection, {
-		read: checked.read,
+		read: checked.outcome === 'healthy' && atActivation ? atActivation : checked.read,
 		readAt: checked.readAt ?? Date.now(),
 		hookId: checked.hookId,
-		repaired: checked.outcome === 'enabled' || checked.outcome === 'registered',
+		repaired: checked.outcome === 'enabled' || checked.outcome === 'registered' || (checked.outcome === 'healthy' && atActivation !== undefined),
 		stillOpen: opts.stillOpen ?? (() => true),
 		catchUpLimit: settings.catchUpLimit,
 		hold: before.incidents.deliveryFailing !== undefined,

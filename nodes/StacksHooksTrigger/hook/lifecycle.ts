@@ -16,6 +16,7 @@ import type { Definition, Hook } from '../../shared/schemas';
 import { type Connection, getConnection } from '../../shared/transport/connection';
 import { asNodeError, isNotFound } from '../../shared/transport/errors';
 import { keepSecret } from '../delivery/accountSecret';
+import { noteStoppedAtActivation } from '../gaps/checkState';
 import { inTurn } from './turns';
 import { listeningSample, replaySampleBlock } from '../listening/sampleBlock';
 
@@ -115,11 +116,18 @@ export function whyNotDelivering(hook: Hook): string | undefined {
 }
 
 /** Enables a disabled hook and resumes an interrupted one (the same PATCH does both), saying so once in n8n's log. */
-export async function ensureDelivering(ctx: HookOwner, hook: Hook, connection: Connection, when: string): Promise<void> {
+/** Enables the hook if it does not deliver; true when it had to. */
+export async function ensureDelivering(ctx: HookOwner, hook: Hook, connection: Connection, when: string): Promise<boolean> {
 	const why = whyNotDelivering(hook);
-	if (!why) return;
+	if (!why) return false;
 	await setHookEnabled(ctx, hook.uuid, true, { connection });
 	logHealed(ctx, `enabled hook ${hook.uuid} again ${when}: ${why}`);
+	return true;
+}
+
+/** On activation: enabled again if stopped, and then told to the health check, which replays what it missed. */
+async function ensureDeliveringOnActivation(ctx: IHookFunctions, hook: Hook, connection: Connection): Promise<void> {
+	if (await ensureDelivering(ctx, hook, connection, 'on activation')) noteStoppedAtActivation(ctx, hook);
 }
 
 /** One info line per repair, naming the workflow: what was healed and why. */
@@ -151,7 +159,7 @@ async function checkExistsNow(ctx: IHookFunctions): Promise<boolean> {
 		}
 		if (hook && desired && sameHook(hook, desired)) {
 			await keepSecret(ctx, connection);
-			await ensureDelivering(ctx, hook, connection, 'on activation');
+			await ensureDeliveringOnActivation(ctx, hook, connection);
 			await whenListening(ctx, hook, connection, sample);
 			return true;
 		}
@@ -166,7 +174,7 @@ async function checkExistsNow(ctx: IHookFunctions): Promise<boolean> {
 	const keep = await keepOneOf(ctx, webhookUrl, desired, connection);
 	if (!keep) return false;
 	await keepSecret(ctx, connection);
-	await ensureDelivering(ctx, keep, connection, 'on activation');
+	await ensureDeliveringOnActivation(ctx, keep, connection);
 	remember(ctx, { hookId: keep.uuid, webhookUrl });
 	await whenListening(ctx, keep, connection, sample);
 	return true;
