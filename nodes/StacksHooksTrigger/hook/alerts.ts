@@ -153,7 +153,9 @@ export function assess(before: AlertState, facts: CheckFacts): { state: AlertSta
 		};
 	}
 	const repeating = facts.gaps?.received?.repeating;
-	if (repeating && repeating.times >= FAILING_TIMES) {
+	// Once said, the incident lasts while any delivery is being taken again (a workflow that fails on every block makes
+	// the service give up on one, and the next comes again in turn): it is over when deliveries go through.
+	if (repeating && (repeating.times >= FAILING_TIMES || (before.incidents.deliveryFailing !== undefined && repeating.times >= 2))) {
 		now.deliveryFailing = {
 			what: `n8n took the delivery of block ${repeating.height} (${repeating.hash}, ${repeating.direction}) of ${hook} ${repeating.times} times in a row: the service did not get an answer it accepts, and the hook's later blocks wait behind it.`,
 			todo: "If the workflow fails on that block (its failed executions show it: with Respond When the Workflow Finishes a failed run is answered 500), fix what fails: the service's next try then goes through. If it does not fail, n8n's answers do not reach the service (a proxy's time-out on the way back). Meanwhile the trigger replays nothing (a replay would meet the same fate); once deliveries go through again, it replays what the hook missed.",
