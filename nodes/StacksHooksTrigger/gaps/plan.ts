@@ -90,9 +90,10 @@ export interface GapState {
 	replays: Replay[];
 	/**
 	 * The hook stopped and was brought back: heights from `from` on may be missing, up to where the service evaluates
-	 * past `at`; `fromHookStart` when `from` is the hook's first block for want of anything known.
+	 * past `at`; `fromHookStart` when `from` is the hook's first block for want of anything known. `resumedFrom`: the
+	 * counts of the hook that delivers now, as they stood when it was brought back, when known (Observation).
 	 */
-	stopped?: { from: number; at: number; fromHookStart?: true };
+	stopped?: { from: number; at: number; fromHookStart?: true; resumedFrom?: Counts };
 	/** Heights to replay, ascending, not overlapping. */
 	pending: Range[];
 	/** Checks in a row that verified matched blocks of which nothing arrived, with nothing taken between them (DRY_CHECKS). */
@@ -115,12 +116,23 @@ export interface TakenDelivery {
 	p?: number[];
 }
 
+/** A hook's counts at the service: matches (`occurrence_count`) and evaluations (`evaluated_block_count`). */
+export interface Counts {
+	occurrences: number;
+	evaluated: number;
+}
+
 export interface Observation {
 	/** When the service was read (the check's clock). */
 	now: number;
 	hookId: string;
 	/** This check found the hook stopped and brought it back (enabled it, or registered it again). */
 	repaired: boolean;
+	/**
+	 * With `repaired`: the counts of the hook that delivers now, as they stood when it was brought back (the hook as read,
+	 * when it was enabled again; zero, when it was registered anew); undefined when not known (a hook taken over).
+	 */
+	resumedFrom?: Counts;
 	/** The status as read, before any repair (a deleted hook: null and 0). */
 	evaluatedHeight: number | null;
 	evaluatedCount: number;
@@ -319,6 +331,62 @@ export function isShort(window: Window, taken: TakenDelivery[]): boolean {
 	return takenIn(taken, window) < window.matched - replayMatches(taken, window.replays);
 }
 
+const evaluatedBy = (replays: Replay[]) => replays.reduce((sum, replay) => sum + replay.evaluated, 0);
+
+/**
+ * The highest height the service had evaluated when it was read, as far as known: it reports the height of its last
+ * evaluation, a replayed one too, so the highest read so far, or of a block n8n had taken by the check before (so
+ * evaluated before this read). `sure` when the read itself is that height: a read below it was a replay (or a block
+ * evaluated again), and new heights may have been evaluated before it, at most one for each evaluation since the check
+ * before that was not one of the check's replays (`atMost`).
+ */
+function evaluatedTop(state: GapState, seen: Observation, replaysSince: Replay[]): { height: number; sure: boolean; atMost: number } {
+	const read = seen.evaluatedHeight ?? 0;
+	const height = Math.max(read, state.previous?.height ?? read, state.takenBefore ?? read);
+	const sure = read >= height;
+	const atMost = sure || !state.previous ? height : Math.max(height, state.previous.height + Math.max(0, seen.evaluatedCount - state.previous.evaluated - evaluatedBy(replaysSince)));
+	return { height, sure, atMost };
+}
+
+/** The lowest height of a block n8n took above `height`, other than by the check's replays. */
+function lowestTakenAbove(taken: TakenDelivery[], height: number): number | undefined {
+	let lowest: number | undefined;
+	for (const delivery of taken) if (!isReplayed(delivery)) for (const [at] of delivery.a) if (at > height) lowest = Math.min(lowest ?? at, at);
+	return lowest;
+}
+
+/**
+ * At a repair: up to where what the service matched is known to have reached n8n, from the windows in order and then the
+ * interval since the check before, each while its count adds up (blocks evaluated again since it closed make it prove
+ * nothing); with the replays of what is not verified. Undefined when nothing can be verified.
+ */
+function verifiedTo(state: GapState, seen: Observation, replaysSince: Replay[]): { height: number; replays: Replay[] } | undefined {
+	const { taken } = seen;
+	const start = state.windows[0]?.after ?? state.previous?.height;
+	if (!taken || start === undefined) return undefined;
+	const complete = (window: Pick<Window, 'after' | 'to' | 'matched' | 'replays'>) => takenIn(taken, window) >= window.matched - replayMatches(taken, window.replays);
+	// The interval since the check before, when the same hook was read: evaluated beyond its new heights and the replays,
+	// it counts blocks evaluated again, which may have landed on the windows' heights.
+	const previous = state.previous;
+	const top = evaluatedTop(state, seen, replaysSince);
+	const since =
+		previous && top.sure && seen.evaluatedHeight !== null && state.hookId === seen.hookId && seen.occurrences >= previous.occurrences
+			? (() => {
+					const to = top.height;
+					const again = seen.evaluatedCount - previous.evaluated - (to - previous.height) - evaluatedBy(replaysSince);
+					return { after: previous.height, to, matched: seen.occurrences - previous.occurrences, replays: replaysSince, again };
+				})()
+			: undefined;
+	let height = start;
+	for (const [i, window] of state.windows.entries()) {
+		const doubt = window.matched > 0 && (window.later > 0 || (since?.again ?? 0) !== 0);
+		if (doubt || !complete(window)) return { height, replays: [...state.windows.slice(i).flatMap((w) => w.replays), ...replaysSince] };
+		height = window.to;
+	}
+	if (since && complete(since)) return { height: since.to, replays: [] };
+	return { height, replays: replaysSince };
+}
+
 export function planCheck(before: GapState, seen: Observation): Plan {
 	const state: GapState = { ...before, replays: [...before.replays], pending: [...before.pending], windows: [...(before.windows ?? [])] };
 	const found: Finding[] = [];
@@ -335,11 +403,13 @@ export function planCheck(before: GapState, seen: Observation): Plan {
 	state.replays = [];
 
 	if (seen.repaired) {
-		// The first height that may be missing: the lowest not yet verified, or the highest block taken (inclusive: the
-		// delivery the service gave up on may be one n8n took but whose workflow failed), or the hook's first height.
-		const unverified = state.windows.length > 0 ? state.windows[0].after : (state.previous?.height ?? firstCheckStart(seen));
-		// Replays not yet verified (their windows are dropped with this repair) may have been dropped too.
-		const replayed = [...replaysSince, ...state.windows.flatMap((window) => window.replays)].map((replay) => replay.from);
+		// The first height that may be missing: the lowest not known to have arrived whole (verifiedTo), or the highest
+		// block taken (inclusive: the delivery the service gave up on may be one n8n took but whose workflow failed), or
+		// the hook's first height.
+		const verified = verifiedTo(state, seen, replaysSince);
+		const unverified = verified?.height ?? (state.windows.length > 0 ? state.windows[0].after : (state.previous?.height ?? firstCheckStart(seen)));
+		// Replays not verified (their windows are dropped with this repair) may have been dropped too.
+		const replayed = (verified?.replays ?? [...replaysSince, ...state.windows.flatMap((window) => window.replays)]).map((replay) => replay.from);
 		const candidates = [unverified === undefined ? undefined : atLeastZero(unverified + 1 - REORG_MARGIN), taken && highestTaken(taken), state.stopped?.from, ...replayed].filter(
 			(value): value is number => value !== undefined,
 		);
@@ -349,8 +419,12 @@ export function planCheck(before: GapState, seen: Observation): Plan {
 		const known = state.windows.length > 0 || state.previous !== undefined || (taken && highestTaken(taken)) !== undefined || replayed.length > 0 || (state.stopped !== undefined && !state.stopped.fromHookStart);
 		state.stopped = {
 			from: candidates.length > 0 ? Math.min(...candidates) : first,
-			at: Math.max(state.previous?.height ?? 0, ...state.windows.map((window) => window.to), read ?? 0, state.stopped?.at ?? 0),
+			// Above every height the service had evaluated when it stopped: a block taken above it came after it was brought back.
+			at: Math.max(state.previous?.height ?? 0, ...state.windows.map((window) => window.to), read === null ? 0 : evaluatedTop(state, seen, replaysSince).atMost, state.stopped?.at ?? 0),
 			...(!known && { fromHookStart: true }),
+			// Counted from where it was brought back only when `at` bounds all it had evaluated: the same hook, read, after a check
+			// that read it (not a hook registered anew, nor one stopped again before its gap was known).
+			...(seen.resumedFrom && read !== null && state.previous && state.hookId === seen.hookId && !state.stopped && { resumedFrom: seen.resumedFrom }),
 		};
 		state.windows = [];
 		state.previous = undefined;
@@ -377,20 +451,36 @@ export function planCheck(before: GapState, seen: Observation): Plan {
 		state.windows = [];
 		return { state, found };
 	}
-	// The service reports the height of its last evaluation, a replayed one too: the highest height evaluated is the
-	// highest read so far, or of a block n8n had taken by the check before (so evaluated before this read).
-	const height = Math.max(read, state.previous?.height ?? read, state.takenBefore ?? read);
+	const top = evaluatedTop(state, seen, replaysSince);
+	const { height } = top;
 	const takenNow = taken && highestTaken(taken);
 
 	if (state.stopped) {
-		if (height > state.stopped.at) {
-			add({ kind: 'stopped', range: [state.stopped.from, height], ...(state.stopped.fromHookStart && { fromHookStart: true }) });
-			state.stopped = undefined;
-			state.windows = [];
-			state.previous = { occurrences: seen.occurrences, evaluated: seen.evaluatedCount, height, at: seen.now };
+		if (height <= state.stopped.at) {
+			state.takenBefore = takenNow;
+			return { state, found, soon: true };
 		}
-		state.takenBefore = takenNow;
-		return { state, found, ...(state.stopped && { soon: true }) };
+		// The service evaluates again. It evaluates new blocks in order of height and sends them in order: the lowest block
+		// n8n took above where it stopped is at or above where it began again, so the gap ends below it. What lies above is
+		// a window of its own, counted from where the hook was brought back (when those counts are known), and judged as
+		// any other; without them the gap reaches the height read.
+		const { from, at, fromHookStart, resumedFrom } = state.stopped;
+		const resumed = resumedFrom && taken ? lowestTakenAbove(taken, at) : undefined;
+		const end = resumed === undefined ? height : resumed - 1;
+		add({ kind: 'stopped', range: [from, end], ...(fromHookStart && { fromHookStart: true }) });
+		state.stopped = undefined;
+		state.windows = [];
+		if (resumed === undefined || !resumedFrom) {
+			state.previous = { occurrences: seen.occurrences, evaluated: seen.evaluatedCount, height, at: seen.now };
+			state.takenBefore = takenNow;
+			return { state, found };
+		}
+		state.previous = { ...resumedFrom, height: end, at: seen.now };
+	} else if (!top.sure && state.previous) {
+		// The read was a replay's (or a block's evaluated again): which new heights the service had evaluated before it is
+		// not known, so no window closes and none is judged now; the replays begun since count into the next.
+		state.replays = replaysSince;
+		return { state, found };
 	}
 	if (!taken) {
 		// n8n's side unknown (the check is blind): nothing is judged on counts it cannot hold anything against, and what
