@@ -250,12 +250,24 @@ export function highestTaken(taken: TakenDelivery[]): number | undefined {
 	return highest;
 }
 
-/** Blocks n8n took at the window's heights: one per block applied by each distinct delivery, the check's replays left out. */
-export function takenIn(taken: TakenDelivery[], window: Pick<Window, 'after' | 'to'>): number {
+/**
+ * Blocks n8n took at the window's heights: one per block applied by each distinct delivery, the check's replays left
+ * out but for those begun after the window closed (`closedAt`). A delivery is marked with every replay of its height
+ * listed when it came: one of the window's own blocks, late behind a slow stream, is marked so when a later replay
+ * covers its height; and if that replay brought it instead, the block has reached n8n all the same.
+ */
+export function takenIn(taken: TakenDelivery[], window: Pick<Window, 'after' | 'to'> & { closedAt?: number }): number {
+	const closedAt = window.closedAt ?? Number.POSITIVE_INFINITY;
 	let count = 0;
-	for (const delivery of taken) if (!isReplayed(delivery)) for (const [height] of delivery.a) if (height > window.after && height <= window.to) count++;
+	for (const delivery of taken) {
+		if (delivery.p?.some((at) => at <= closedAt)) continue;
+		for (const [height] of delivery.a) if (height > window.after && height <= window.to) count++;
+	}
 	return count;
 }
+
+/** The highest height of a block n8n took, a replayed one too: every delivery above a window was evaluated after it closed. */
+const topTaken = (taken: TakenDelivery[]) => Math.max(Number.NEGATIVE_INFINITY, ...taken.flatMap((delivery) => delivery.a.map(([height]) => height)));
 
 /**
  * Of the replays, how many heights brought a block (the service counted each as a match). A block a reorganisation
@@ -408,11 +420,13 @@ export function planCheck(before: GapState, seen: Observation): Plan {
 		// the hook's first height.
 		const verified = verifiedTo(state, seen, replaysSince);
 		const unverified = verified?.height ?? (state.windows.length > 0 ? state.windows[0].after : (state.previous?.height ?? firstCheckStart(seen)));
-		// Replays not verified (their windows are dropped with this repair) may have been dropped too.
-		const replayed = (verified?.replays ?? [...replaysSince, ...state.windows.flatMap((window) => window.replays)]).map((replay) => replay.from);
-		const candidates = [unverified === undefined ? undefined : atLeastZero(unverified + 1 - REORG_MARGIN), taken && highestTaken(taken), state.stopped?.from, ...replayed].filter(
+		const candidates = [unverified === undefined ? undefined : atLeastZero(unverified + 1 - REORG_MARGIN), taken && highestTaken(taken), state.stopped?.from].filter(
 			(value): value is number => value !== undefined,
 		);
+		// Replays not verified (their windows are dropped with this repair) may have been dropped too: the heights they did not
+		// bring are replayed again (all of them, when what n8n took is not known). Not the heights between them and the stop.
+		const replayed = verified?.replays ?? [...replaysSince, ...state.windows.flatMap((window) => window.replays)];
+		for (const range of taken ? unanswered(taken, replayed) : replayed.map((replay): Range => [replay.from, replay.to])) state.pending = addRange(state.pending, range);
 		const first = read === null ? 0 : atLeastZero(read - seen.evaluatedCount + 1);
 		// Nothing known of what arrived before (no window, no check before, nothing taken, no replay: n8n restarted and
 		// the static data kept no state): the gap is taken from the hook's first block, which is all that is known.
@@ -503,6 +517,7 @@ export function planCheck(before: GapState, seen: Observation): Plan {
 	const unknown = reevaluated < 0 && replaysSince.length > 0;
 
 	const idle = (seen.quietMs ?? Number.POSITIVE_INFINITY) >= seen.idleMs;
+	const takenTop = topTaken(taken);
 	const open = state.windows;
 	state.windows = [];
 	// Whether the windows judged now say the hook delivers nothing: false once one of them got what it matched (or some
@@ -513,8 +528,10 @@ export function planCheck(before: GapState, seen: Observation): Plan {
 		// An unknown count of blocks evaluated again is taken as some.
 		const window: Window = { ...waiting, later: waiting.later + (unknown ? 1 : Math.max(0, reevaluated)) };
 		// The service sends a hook's deliveries one after another: the window's have all come (or are lost) once n8n took
-		// one evaluated after it closed (a block above it, or one of a later replay), or once the stream went idle.
-		const passed = (takenNow ?? Number.NEGATIVE_INFINITY) > window.to || taken.some((delivery) => delivery.p?.some((at) => at > window.closedAt));
+		// one evaluated after it closed, or once the stream went idle. A block above the window was: new heights come in
+		// order, and the replays it counted were all of heights below its top. (A mark of a later replay proves nothing:
+		// one of the window's own blocks, late behind a slow stream, has it too.)
+		const passed = takenTop > window.to;
 		if (!passed && !idle && seen.now - window.closedAt < seen.patienceMs) {
 			state.windows.push(window);
 			continue;
