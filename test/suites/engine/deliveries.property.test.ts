@@ -10,15 +10,25 @@ import fc from 'fast-check';
 import type { IDataObject } from 'n8n-workflow';
 
 import { checkDelivery, type DeliveryPayload } from '../../emulator';
-import { delivery, expectedBlockFields, mutatedDelivery } from '../../support/deliveryArbitraries';
+import { delivery, expectedBlockFields, MUTATIONS, mutatedDelivery } from '../../support/deliveryArbitraries';
 import { activateTrigger, deliverToTrigger, triggerParameters, useEmulator } from '../../support/engine/fixtures';
 import { propertyParameters, replayHint } from '../../support/properties';
 
 useEmulator();
-// Each property runs its deliveries one after the other through n8n-core: about a minute on 2 cores.
+// Each property runs its deliveries one after the other through n8n-core: about 30 s each alone, a minute
+// beside the other fast suites and the installs on 2 cores.
 jest.setTimeout(10 * 60_000);
 
-const RUNS = 10_000;
+/**
+ * Deliveries per property: 3,000 (it was 10,000: 272 s, the longest of CI's fast suites, which the
+ * real-n8n suites waited for). The claim is about every kind of delivery, and 3,000 reach each kind
+ * many times over, which the end of each property asserts rather than trusts: about 90 blocks of
+ * over 1,000 transactions, 700 deliveries without a transaction and 700 with rollbacks among the
+ * valid ones; each of the 27 mutations (the rarest 20 to 50 times) among the broken ones. More runs
+ * repeat kinds already seen; each CI run draws a new seed, and `FC_RUNS_FACTOR=10` runs 30,000.
+ */
+const RUNS = 3_000;
+const runs = propertyParameters(RUNS).numRuns!;
 /** The official schema is checked (slowly, interpreted) on deliveries up to this many transactions. */
 const ORACLE_MAX_TRANSACTIONS = 60;
 const parameters = triggerParameters();
@@ -53,8 +63,8 @@ function expectedItems(payload: DeliveryPayload): IDataObject[] {
 const transactionCount = (payload: DeliveryPayload) =>
 	[...payload.event.rollback, ...payload.event.apply].reduce((sum, b) => sum + b.transactions.length, 0);
 
-it(`answers ${RUNS.toLocaleString('en')} valid deliveries 200, each turned into exactly its transactions, rollbacks first`, async () => {
-	const seen = { deliveries: 0, transactions: 0, largest: 0, empty: 0, withRollback: 0, oracle: 0 };
+it(`answers ${runs.toLocaleString('en')} valid deliveries 200, each turned into exactly its transactions, rollbacks first`, async () => {
+	const seen = { deliveries: 0, transactions: 0, largest: 0, overThousand: 0, empty: 0, withRollback: 0, oracle: 0 };
 	await fc.assert(
 		fc.asyncProperty(delivery, async (payload) => {
 			const count = transactionCount(payload);
@@ -70,20 +80,23 @@ it(`answers ${RUNS.toLocaleString('en')} valid deliveries 200, each turned into 
 			if (count === 0) expect(result.response.workflowData).toBeUndefined();
 			seen.deliveries++;
 			seen.transactions += count;
-			seen.largest = Math.max(seen.largest, ...[...payload.event.apply, ...payload.event.rollback].map((b) => b.transactions.length));
+			const sizes = [...payload.event.apply, ...payload.event.rollback].map((b) => b.transactions.length);
+			seen.largest = Math.max(seen.largest, ...sizes);
+			seen.overThousand += sizes.filter((size) => size > 1000).length;
 			if (count === 0) seen.empty++;
 			if (payload.event.rollback.length > 0) seen.withRollback++;
 		}),
 		propertyParameters(RUNS),
 	);
 	console.log(
-		`valid deliveries: ${seen.deliveries} all 200 and itemised exactly; ${seen.transactions} transactions, largest block ${seen.largest}, ` +
+		`valid deliveries: ${seen.deliveries} all 200 and itemised exactly; ${seen.transactions} transactions, largest block ${seen.largest}, ${seen.overThousand} blocks over 1,000, ` +
 			`${seen.empty} without a transaction, ${seen.withRollback} with rollbacks, ${seen.oracle} also checked against the official schema; ${replayHint()}`,
 	);
-	expect(seen.largest).toBeGreaterThan(1000);
+	// What the run reached, so that a smaller run cannot pass without the kinds the claim is about.
+	expect({ blocksOverThousand: seen.overThousand > 0, empty: seen.empty > 0, withRollback: seen.withRollback > 0 }).toEqual({ blocksOverThousand: true, empty: true, withRollback: true });
 });
 
-it(`answers ${RUNS.toLocaleString('en')} deliveries with a broken part 400, naming it, and starts nothing`, async () => {
+it(`answers ${runs.toLocaleString('en')} deliveries with a broken part 400, naming it, and starts nothing`, async () => {
 	const byMutation = new Map<string, number>();
 	await fc.assert(
 		fc.asyncProperty(mutatedDelivery, async ({ body, mutation }) => {
@@ -99,5 +112,6 @@ it(`answers ${RUNS.toLocaleString('en')} deliveries with a broken part 400, nami
 	);
 	const counts = [...byMutation].map(([name, n]) => `${name} ${n}`).join(', ');
 	console.log(`broken deliveries: ${[...byMutation.values()].reduce((a, b) => a + b, 0)} all 400 (${counts}); ${replayHint()}`);
-	expect(byMutation.size).toBeGreaterThan(20);
+	// Every mutation broke at least one delivery: none of the parts the trigger reads went untried.
+	expect(MUTATIONS.map((mutation) => mutation.name).filter((name) => !byMutation.has(name))).toEqual([]);
 });

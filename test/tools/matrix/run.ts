@@ -22,10 +22,10 @@ const EDITOR = 'the editor, in headless Chromium';
 
 /** The columns: which suites make up each (and, when given, only their tests whose name starts with `tests`, or not with `notTests`), in the table's order. */
 const COLUMNS: Array<{ title: string; suites: string[]; tests?: string; notTests?: string }> = [
-	{ title: 'Install and load', suites: ['install.e2e', 'harness.e2e'] },
+	{ title: 'Install and load', suites: ['install.e2e'] },
 	{ title: "Trigger's life", suites: ['trigger.e2e'] },
 	{ title: 'Random lifecycles with SIGKILL', suites: ['lifecycle.random.e2e'] },
-	{ title: '1,000 + 1,000 deliveries', suites: ['deliveries.e2e'] },
+	{ title: 'Generated deliveries', suites: ['deliveries.e2e'] },
 	{ title: 'Example workflows (action node, trigger)', suites: ['examples.e2e'], notTests: EDITOR },
 	{ title: 'Queue mode', suites: ['queue.e2e'] },
 	{ title: 'Editor in a browser', suites: ['examples.e2e'], tests: EDITOR },
