@@ -20,7 +20,7 @@ import { logHealed, stored } from '../hook/lifecycle';
 import { nodeKey } from '../nodeKey';
 import { type CheckState, checkState } from './checkState';
 import { callOwnWebhook, checkUrl } from './ownWebhook';
-import { addRange, type Counts, type Finding, floorOf, isShort, LAG_CHECKS, planCheck, type Range, rangeSize, type Replay, takeHeights } from './plan';
+import { addRange, type Counts, type Finding, floorOf, isShort, planCheck, type Range, rangeSize, type Replay, takeHeights } from './plan';
 import { localReceived, type Received } from './received';
 
 /** Heights replayed in one check; more wait for the next, which comes soon. */
@@ -217,7 +217,6 @@ export async function closeGaps(ctx: ITriggerFunctions, connection: Connection, 
 		taken: received?.taken,
 		...(received?.quietMs !== undefined && { quietMs: received.quietMs }),
 		idleMs: Math.min(IDLE_MS, check.intervalMs / 2),
-		patienceMs: LAG_CHECKS * check.intervalMs,
 		...(check.atStartup && kept.unplanned && { lifeUnknown: true }),
 	});
 	kept.unplanned = undefined;

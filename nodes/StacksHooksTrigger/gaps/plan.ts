@@ -14,8 +14,8 @@
  *   but delivers nothing): each interval between two checks is a *window*: the heights the service
  *   evaluated in it, and the matches it counted. Once every delivery of the window must have come (the
  *   service sends a hook's deliveries one after another, so once n8n took one evaluated after the
- *   window, or the stream has gone idle, or LAG_CHECKS check intervals at the most: a stream behind
- *   n8n's pace is not taken for a lost one), the blocks n8n took at those heights (one per block
+ *   window, or the stream has gone idle: a stream behind n8n's pace, however far, is not taken for a
+ *   lost one, as replays would only lengthen it), the blocks n8n took at those heights (one per block
  *   applied by each distinct delivery: a delivery sent again is the same delivery) are held against
  *   those matches, less the matches of the check's own replays in the window. Fewer taken than
  *   matched: the window's heights are replayed, once, from as low as its own reorganisations reached.
@@ -31,7 +31,7 @@
  *
  * Over-replaying is harmless to a workflow that keys on the items' ids (README, Recipes); missing a
  * height is not, so every uncertain case replays: a reorganisation across a window's lower edge, a
- * Backfill run by hand, a stream more than LAG_CHECKS intervals behind. Each window is replayed at most
+ * Backfill run by hand. Each window is replayed at most
  * once, so none of these repeats. What the plan assumes of the service: an occurrence is counted per
  * matched block applied (a reorganisation's and an evaluation's too), every block it evaluates counts
  * in `evaluated_block_count` (when the replays' evaluations come up short, the count of blocks
@@ -43,7 +43,10 @@
 
 /** Heights a reorganisation may have undone below the last height known complete, when a stopped hook is replayed from there. */
 export const REORG_MARGIN = 10;
-/** Check intervals a window waits for the hook's stream to reach past it, before its count is trusted anyway. */
+/**
+ * Check intervals the tests and the bench give a catch-up to settle (no replay for this long): a window waits for the
+ * hook's stream to pass it or go idle, which takes longer than an interval only while the stream runs behind.
+ */
 export const LAG_CHECKS = 3;
 /** A hook seen for the first time with at most this many blocks evaluated is verified from its first block. */
 export const FIRST_WINDOW_MAX = 1_000;
@@ -143,8 +146,6 @@ export interface Observation {
 	quietMs?: number;
 	/** Quiet this long, the stream is idle: it is not behind, whatever it still had to send has come or is lost. */
 	idleMs: number;
-	/** How long a window waits for its deliveries at the most (LAG_CHECKS check intervals), on the check's clock. */
-	patienceMs: number;
 	/**
 	 * The first check of a process that started with nothing kept (n8n restarted, and no check had kept its state at the
 	 * trigger's webhook): what reached n8n before it is not known, so the hook's life so far is not verified as a first
@@ -532,7 +533,8 @@ export function planCheck(before: GapState, seen: Observation): Plan {
 		// order, and the replays it counted were all of heights below its top. (A mark of a later replay proves nothing:
 		// one of the window's own blocks, late behind a slow stream, has it too.)
 		const passed = takenTop > window.to;
-		if (!passed && !idle && seen.now - window.closedAt < seen.patienceMs) {
+		// However far behind the stream runs: replaying what is on its way would only put more in it, behind the rest.
+		if (!passed && !idle) {
 			state.windows.push(window);
 			continue;
 		}
@@ -549,12 +551,8 @@ export function planCheck(before: GapState, seen: Observation): Plan {
 			add({ kind: 'missing', range, matched, arrived });
 			// A replayed delivery can be dropped too: the replayed heights that brought nothing are replayed again.
 			for (const again of unanswered(taken, window.replays)) state.pending = addRange(state.pending, again);
-			// Judged because it waited long enough, not because the stream moved on or went quiet: a stream far behind is not a
-			// hook that delivers nothing, so it neither counts nor breaks the run.
-			if (passed || idle) {
-				dryNow = (dryNow ?? true) && arrived === 0 && replayed === 0;
-				dryMatched += matched;
-			}
+			dryNow = (dryNow ?? true) && arrived === 0 && replayed === 0;
+			dryMatched += matched;
 		} else {
 			if (matched > 0) dryNow = false;
 			// Blocks evaluated again since the window closed may have landed on its heights: a count that adds up proves
