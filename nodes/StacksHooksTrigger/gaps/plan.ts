@@ -43,11 +43,6 @@
 
 /** Heights a reorganisation may have undone below the last height known complete, when a stopped hook is replayed from there. */
 export const REORG_MARGIN = 10;
-/**
- * Check intervals the tests and the bench give a catch-up to settle (no replay for this long): a window waits for the
- * hook's stream to pass it or go idle, which takes longer than an interval only while the stream runs behind.
- */
-export const LAG_CHECKS = 3;
 /** A hook seen for the first time with at most this many blocks evaluated is verified from its first block. */
 export const FIRST_WINDOW_MAX = 1_000;
 /** Checks in a row that verified matched blocks of which nothing arrived, and between which n8n took nothing of the hook at all: it is reported as not delivering. */
