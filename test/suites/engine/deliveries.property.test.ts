@@ -28,7 +28,9 @@ jest.setTimeout(10 * 60_000);
  * repeat kinds already seen; each CI run draws a new seed, and `FC_RUNS_FACTOR=10` runs 30,000.
  */
 const RUNS = 3_000;
-const runs = propertyParameters(RUNS).numRuns!;
+/** One set of fast-check parameters for both properties: the run count their names say is the one they run. */
+const PARAMETERS = propertyParameters(RUNS);
+const runs = PARAMETERS.numRuns!;
 /** The official schema is checked (slowly, interpreted) on deliveries up to this many transactions. */
 const ORACLE_MAX_TRANSACTIONS = 60;
 const parameters = triggerParameters();
@@ -86,7 +88,7 @@ it(`answers ${runs.toLocaleString('en')} valid deliveries 200, each turned into 
 			if (count === 0) seen.empty++;
 			if (payload.event.rollback.length > 0) seen.withRollback++;
 		}),
-		propertyParameters(RUNS),
+		PARAMETERS,
 	);
 	console.log(
 		`valid deliveries: ${seen.deliveries} all 200 and itemised exactly; ${seen.transactions} transactions, largest block ${seen.largest}, ${seen.overThousand} blocks over 1,000, ` +
@@ -108,7 +110,7 @@ it(`answers ${runs.toLocaleString('en')} deliveries with a broken part 400, nami
 			expect(result.response.workflowData).toBeUndefined();
 			byMutation.set(mutation, (byMutation.get(mutation) ?? 0) + 1);
 		}),
-		propertyParameters(RUNS),
+		PARAMETERS,
 	);
 	const counts = [...byMutation].map(([name, n]) => `${name} ${n}`).join(', ');
 	console.log(`broken deliveries: ${[...byMutation.values()].reduce((a, b) => a + b, 0)} all 400 (${counts}); ${replayHint()}`);
