@@ -1,10 +1,17 @@
 /**
  * Keeps one plain closing line that any CI can read, "tests: N passed, N failed"
  * (", N skipped" when some were), in .build/test-summary.txt; .ci/run prints it
- * last, after jest's own summary.
+ * last, after jest's own summary. Above it, each failed test's name and the head
+ * of its message: a CI that keeps only the start and the end of a long log still
+ * says what failed.
  */
 const fs = require('fs');
 const path = require('path');
+
+/** Lines of each failure message kept: the assertion and its diff, not the stack. */
+const MESSAGE_LINES = 24;
+// eslint-disable-next-line no-control-regex -- jest colours its messages
+const ANSI = /\u001b\[[0-9;]*m/g;
 
 class SummaryReporter {
 	constructor(globalConfig) {
@@ -14,12 +21,24 @@ class SummaryReporter {
 	onRunComplete(_contexts, results) {
 		const skipped = results.numPendingTests + results.numTodoTests;
 		const failed = results.numFailedTests + results.numRuntimeErrorTestSuites;
+		const failures = [];
+		for (const suite of results.testResults) {
+			const file = path.relative(path.dirname(path.dirname(this.file)), suite.testFilePath);
+			if (suite.testExecError) failures.push(`FAILED ${file}: ${head(suite.testExecError.message)}`);
+			for (const test of suite.testResults) {
+				if (test.status === 'failed') failures.push(`FAILED ${file} › ${test.fullName}\n${head(test.failureMessages.join('\n'))}`);
+			}
+		}
 		fs.mkdirSync(path.dirname(this.file), { recursive: true });
 		fs.writeFileSync(
 			this.file,
-			`tests: ${results.numPassedTests} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`,
+			`${failures.map((failure) => `${failure}\n`).join('')}tests: ${results.numPassedTests} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`,
 		);
 	}
+}
+
+function head(message) {
+	return message.replace(ANSI, '').split('\n').slice(0, MESSAGE_LINES).map((line) => `    ${line}`).join('\n');
 }
 
 module.exports = SummaryReporter;
