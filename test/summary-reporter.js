@@ -10,7 +10,7 @@ const path = require('path');
 
 /** Lines of each failure message kept: the assertion and its diff, not the stack. */
 const MESSAGE_LINES = 24;
-// eslint-disable-next-line no-control-regex -- jest colours its messages
+// jest colours its messages.
 const ANSI = /\u001b\[[0-9;]*m/g;
 
 class SummaryReporter {

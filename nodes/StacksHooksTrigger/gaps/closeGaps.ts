@@ -17,9 +17,10 @@ import type { Connection } from '../../shared/transport/connection';
 import { isNotFound } from '../../shared/transport/errors';
 import { pacerFor } from '../../shared/transport/pacing';
 import { logHealed, stored } from '../hook/lifecycle';
+import { nodeKey } from '../nodeKey';
 import { type CheckState, checkState } from './checkState';
 import { callOwnWebhook, checkUrl } from './ownWebhook';
-import { addRange, type Finding, floorOf, isShort, LAG_CHECKS, planCheck, type Range, rangeSize, type Replay, takeHeights } from './plan';
+import { addRange, type Counts, type Finding, floorOf, isShort, planCheck, type Range, rangeSize, type Replay, takeHeights } from './plan';
 import { localReceived, type Received } from './received';
 
 /** Heights replayed in one check; more wait for the next, which comes soon. */
@@ -44,6 +45,8 @@ export interface GapCheck {
 	/** The hook that delivers now. */
 	hookId: string;
 	repaired: boolean;
+	/** With `repaired`: the counts of the hook that delivers now when it was brought back, when known (plan.ts). */
+	resumedFrom?: Counts;
 	/** Stops the replay between two heights (n8n closed the trigger). */
 	stillOpen: () => boolean;
 	catchUpLimit: number;
@@ -207,13 +210,13 @@ export async function closeGaps(ctx: ITriggerFunctions, connection: Connection, 
 		now: check.readAt,
 		hookId: check.hookId,
 		repaired: check.repaired,
+		...(check.resumedFrom && { resumedFrom: check.resumedFrom }),
 		evaluatedHeight: numberOr(status.last_evaluated_block_height, null),
 		evaluatedCount: numberOr(status.evaluated_block_count, 0) ?? 0,
 		occurrences: numberOr(status.occurrence_count, 0) ?? 0,
 		taken: received?.taken,
 		...(received?.quietMs !== undefined && { quietMs: received.quietMs }),
 		idleMs: Math.min(IDLE_MS, check.intervalMs / 2),
-		patienceMs: LAG_CHECKS * check.intervalMs,
 		...(check.atStartup && kept.unplanned && { lifeUnknown: true }),
 	});
 	kept.unplanned = undefined;
@@ -227,8 +230,9 @@ export async function closeGaps(ctx: ITriggerFunctions, connection: Connection, 
 	const settled = (state.previous?.height ?? Number.NEGATIVE_INFINITY) - SETTLED_DEPTH;
 	const ready = pending.filter(([from]) => from <= settled).map(([from, to]): Range => [from, Math.min(to, settled)]);
 	const waiting = pending.filter(([, to]) => to > settled).map(([from, to]): Range => [Math.max(from, settled + 1), to]);
-	// Half of each rate-limit window is kept for everything else the account does (transport/pacing.ts).
-	const spare = pacerFor(connection.accountKey).spare();
+	// Half of each rate-limit window is kept for everything else the account does, and the other half shared equally by
+	// the triggers of the account that have heights to replay (transport/pacing.ts): oldest heights first within a hook.
+	const spare = pacerFor(connection.accountKey).share(nodeKey(ctx), check.hold ? 0 : rangeSize(ready));
 	const { now, left } = takeHeights(ready, check.hold ? 0 : Math.min(REPLAY_PER_CHECK, spare.requests));
 	const replays: Replay[] = now.map(([from, to]) => ({ from, to, at: Date.now(), evaluated: 0 }));
 	state.pending = [...left, ...waiting].reduce<Range[]>((ranges, range) => addRange(ranges, range), []);
@@ -270,7 +274,8 @@ export async function closeGaps(ctx: ITriggerFunctions, connection: Connection, 
 		replayed,
 		// What could be replayed now and was not (the per-check bound, an error): the next check comes soon for it, once the
 		// rate-limit window has room again if it had none.
-		left: Math.max(0, rangeSize(state.pending) - rangeSize(waiting)),
+		// Held (the workflow keeps failing on a delivery): they wait, as those near the tip do.
+		left: check.hold ? 0 : Math.max(0, rangeSize(state.pending) - rangeSize(waiting)),
 		...(spare.requests < REPLAY_PER_CHECK && { waitMs: spare.resetInMs }),
 		...(soonNow && { soon: true }),
 		...(over && { overLimit: over }),

@@ -14,8 +14,8 @@
  *   but delivers nothing): each interval between two checks is a *window*: the heights the service
  *   evaluated in it, and the matches it counted. Once every delivery of the window must have come (the
  *   service sends a hook's deliveries one after another, so once n8n took one evaluated after the
- *   window, or the stream has gone idle, or LAG_CHECKS check intervals at the most: a stream behind
- *   n8n's pace is not taken for a lost one), the blocks n8n took at those heights (one per block
+ *   window, or the stream has gone idle: a stream behind n8n's pace, however far, is not taken for a
+ *   lost one, as replays would only lengthen it), the blocks n8n took at those heights (one per block
  *   applied by each distinct delivery: a delivery sent again is the same delivery) are held against
  *   those matches, less the matches of the check's own replays in the window. Fewer taken than
  *   matched: the window's heights are replayed, once, from as low as its own reorganisations reached.
@@ -31,7 +31,7 @@
  *
  * Over-replaying is harmless to a workflow that keys on the items' ids (README, Recipes); missing a
  * height is not, so every uncertain case replays: a reorganisation across a window's lower edge, a
- * Backfill run by hand, a stream more than LAG_CHECKS intervals behind. Each window is replayed at most
+ * Backfill run by hand. Each window is replayed at most
  * once, so none of these repeats. What the plan assumes of the service: an occurrence is counted per
  * matched block applied (a reorganisation's and an evaluation's too), every block it evaluates counts
  * in `evaluated_block_count` (when the replays' evaluations come up short, the count of blocks
@@ -43,8 +43,6 @@
 
 /** Heights a reorganisation may have undone below the last height known complete, when a stopped hook is replayed from there. */
 export const REORG_MARGIN = 10;
-/** Check intervals a window waits for the hook's stream to reach past it, before its count is trusted anyway. */
-export const LAG_CHECKS = 3;
 /** A hook seen for the first time with at most this many blocks evaluated is verified from its first block. */
 export const FIRST_WINDOW_MAX = 1_000;
 /** Checks in a row that verified matched blocks of which nothing arrived, and between which n8n took nothing of the hook at all: it is reported as not delivering. */
@@ -90,9 +88,10 @@ export interface GapState {
 	replays: Replay[];
 	/**
 	 * The hook stopped and was brought back: heights from `from` on may be missing, up to where the service evaluates
-	 * past `at`; `fromHookStart` when `from` is the hook's first block for want of anything known.
+	 * past `at`; `fromHookStart` when `from` is the hook's first block for want of anything known. `resumedFrom`: the
+	 * counts of the hook that delivers now, as they stood when it was brought back, when known (Observation).
 	 */
-	stopped?: { from: number; at: number; fromHookStart?: true };
+	stopped?: { from: number; at: number; fromHookStart?: true; resumedFrom?: Counts };
 	/** Heights to replay, ascending, not overlapping. */
 	pending: Range[];
 	/** Checks in a row that verified matched blocks of which nothing arrived, with nothing taken between them (DRY_CHECKS). */
@@ -115,12 +114,23 @@ export interface TakenDelivery {
 	p?: number[];
 }
 
+/** A hook's counts at the service: matches (`occurrence_count`) and evaluations (`evaluated_block_count`). */
+export interface Counts {
+	occurrences: number;
+	evaluated: number;
+}
+
 export interface Observation {
 	/** When the service was read (the check's clock). */
 	now: number;
 	hookId: string;
 	/** This check found the hook stopped and brought it back (enabled it, or registered it again). */
 	repaired: boolean;
+	/**
+	 * With `repaired`: the counts of the hook that delivers now, as they stood when it was brought back (the hook as read,
+	 * when it was enabled again; zero, when it was registered anew); undefined when not known (a hook taken over).
+	 */
+	resumedFrom?: Counts;
 	/** The status as read, before any repair (a deleted hook: null and 0). */
 	evaluatedHeight: number | null;
 	evaluatedCount: number;
@@ -131,8 +141,6 @@ export interface Observation {
 	quietMs?: number;
 	/** Quiet this long, the stream is idle: it is not behind, whatever it still had to send has come or is lost. */
 	idleMs: number;
-	/** How long a window waits for its deliveries at the most (LAG_CHECKS check intervals), on the check's clock. */
-	patienceMs: number;
 	/**
 	 * The first check of a process that started with nothing kept (n8n restarted, and no check had kept its state at the
 	 * trigger's webhook): what reached n8n before it is not known, so the hook's life so far is not verified as a first
@@ -238,12 +246,24 @@ export function highestTaken(taken: TakenDelivery[]): number | undefined {
 	return highest;
 }
 
-/** Blocks n8n took at the window's heights: one per block applied by each distinct delivery, the check's replays left out. */
-export function takenIn(taken: TakenDelivery[], window: Pick<Window, 'after' | 'to'>): number {
+/**
+ * Blocks n8n took at the window's heights: one per block applied by each distinct delivery, the check's replays left
+ * out but for those begun after the window closed (`closedAt`). A delivery is marked with every replay of its height
+ * listed when it came: one of the window's own blocks, late behind a slow stream, is marked so when a later replay
+ * covers its height; and if that replay brought it instead, the block has reached n8n all the same.
+ */
+export function takenIn(taken: TakenDelivery[], window: Pick<Window, 'after' | 'to'> & { closedAt?: number }): number {
+	const closedAt = window.closedAt ?? Number.POSITIVE_INFINITY;
 	let count = 0;
-	for (const delivery of taken) if (!isReplayed(delivery)) for (const [height] of delivery.a) if (height > window.after && height <= window.to) count++;
+	for (const delivery of taken) {
+		if (delivery.p?.some((at) => at <= closedAt)) continue;
+		for (const [height] of delivery.a) if (height > window.after && height <= window.to) count++;
+	}
 	return count;
 }
+
+/** The highest height of a block n8n took, a replayed one too: every delivery above a window was evaluated after it closed. */
+const topTaken = (taken: TakenDelivery[]) => Math.max(Number.NEGATIVE_INFINITY, ...taken.flatMap((delivery) => delivery.a.map(([height]) => height)));
 
 /**
  * Of the replays, how many heights brought a block (the service counted each as a match). A block a reorganisation
@@ -319,6 +339,62 @@ export function isShort(window: Window, taken: TakenDelivery[]): boolean {
 	return takenIn(taken, window) < window.matched - replayMatches(taken, window.replays);
 }
 
+const evaluatedBy = (replays: Replay[]) => replays.reduce((sum, replay) => sum + replay.evaluated, 0);
+
+/**
+ * The highest height the service had evaluated when it was read, as far as known: it reports the height of its last
+ * evaluation, a replayed one too, so the highest read so far, or of a block n8n had taken by the check before (so
+ * evaluated before this read). `sure` when the read itself is that height: a read below it was a replay (or a block
+ * evaluated again), and new heights may have been evaluated before it, at most one for each evaluation since the check
+ * before that was not one of the check's replays (`atMost`).
+ */
+function evaluatedTop(state: GapState, seen: Observation, replaysSince: Replay[]): { height: number; sure: boolean; atMost: number } {
+	const read = seen.evaluatedHeight ?? 0;
+	const height = Math.max(read, state.previous?.height ?? read, state.takenBefore ?? read);
+	const sure = read >= height;
+	const atMost = sure || !state.previous ? height : Math.max(height, state.previous.height + Math.max(0, seen.evaluatedCount - state.previous.evaluated - evaluatedBy(replaysSince)));
+	return { height, sure, atMost };
+}
+
+/** The lowest height of a block n8n took above `height`, other than by the check's replays. */
+function lowestTakenAbove(taken: TakenDelivery[], height: number): number | undefined {
+	let lowest: number | undefined;
+	for (const delivery of taken) if (!isReplayed(delivery)) for (const [at] of delivery.a) if (at > height) lowest = Math.min(lowest ?? at, at);
+	return lowest;
+}
+
+/**
+ * At a repair: up to where what the service matched is known to have reached n8n, from the windows in order and then the
+ * interval since the check before, each while its count adds up (blocks evaluated again since it closed make it prove
+ * nothing); with the replays of what is not verified. Undefined when nothing can be verified.
+ */
+function verifiedTo(state: GapState, seen: Observation, replaysSince: Replay[]): { height: number; replays: Replay[] } | undefined {
+	const { taken } = seen;
+	const start = state.windows[0]?.after ?? state.previous?.height;
+	if (!taken || start === undefined) return undefined;
+	const complete = (window: Pick<Window, 'after' | 'to' | 'matched' | 'replays'>) => takenIn(taken, window) >= window.matched - replayMatches(taken, window.replays);
+	// The interval since the check before, when the same hook was read: evaluated beyond its new heights and the replays,
+	// it counts blocks evaluated again, which may have landed on the windows' heights.
+	const previous = state.previous;
+	const top = evaluatedTop(state, seen, replaysSince);
+	const since =
+		previous && top.sure && seen.evaluatedHeight !== null && state.hookId === seen.hookId && seen.occurrences >= previous.occurrences
+			? (() => {
+					const to = top.height;
+					const again = seen.evaluatedCount - previous.evaluated - (to - previous.height) - evaluatedBy(replaysSince);
+					return { after: previous.height, to, matched: seen.occurrences - previous.occurrences, replays: replaysSince, again };
+				})()
+			: undefined;
+	let height = start;
+	for (const [i, window] of state.windows.entries()) {
+		const doubt = window.matched > 0 && (window.later > 0 || (since?.again ?? 0) !== 0);
+		if (doubt || !complete(window)) return { height, replays: [...state.windows.slice(i).flatMap((w) => w.replays), ...replaysSince] };
+		height = window.to;
+	}
+	if (since && complete(since)) return { height: since.to, replays: [] };
+	return { height, replays: replaysSince };
+}
+
 export function planCheck(before: GapState, seen: Observation): Plan {
 	const state: GapState = { ...before, replays: [...before.replays], pending: [...before.pending], windows: [...(before.windows ?? [])] };
 	const found: Finding[] = [];
@@ -335,22 +411,30 @@ export function planCheck(before: GapState, seen: Observation): Plan {
 	state.replays = [];
 
 	if (seen.repaired) {
-		// The first height that may be missing: the lowest not yet verified, or the highest block taken (inclusive: the
-		// delivery the service gave up on may be one n8n took but whose workflow failed), or the hook's first height.
-		const unverified = state.windows.length > 0 ? state.windows[0].after : (state.previous?.height ?? firstCheckStart(seen));
-		// Replays not yet verified (their windows are dropped with this repair) may have been dropped too.
-		const replayed = [...replaysSince, ...state.windows.flatMap((window) => window.replays)].map((replay) => replay.from);
-		const candidates = [unverified === undefined ? undefined : atLeastZero(unverified + 1 - REORG_MARGIN), taken && highestTaken(taken), state.stopped?.from, ...replayed].filter(
+		// The first height that may be missing: the lowest not known to have arrived whole (verifiedTo), or the highest
+		// block taken (inclusive: the delivery the service gave up on may be one n8n took but whose workflow failed), or
+		// the hook's first height.
+		const verified = verifiedTo(state, seen, replaysSince);
+		const unverified = verified?.height ?? (state.windows.length > 0 ? state.windows[0].after : (state.previous?.height ?? firstCheckStart(seen)));
+		const candidates = [unverified === undefined ? undefined : atLeastZero(unverified + 1 - REORG_MARGIN), taken && highestTaken(taken), state.stopped?.from].filter(
 			(value): value is number => value !== undefined,
 		);
+		// Replays not verified (their windows are dropped with this repair) may have been dropped too: the heights they did not
+		// bring are replayed again (all of them, when what n8n took is not known). Not the heights between them and the stop.
+		const replayed = verified?.replays ?? [...replaysSince, ...state.windows.flatMap((window) => window.replays)];
+		for (const range of taken ? unanswered(taken, replayed) : replayed.map((replay): Range => [replay.from, replay.to])) state.pending = addRange(state.pending, range);
 		const first = read === null ? 0 : atLeastZero(read - seen.evaluatedCount + 1);
 		// Nothing known of what arrived before (no window, no check before, nothing taken, no replay: n8n restarted and
 		// the static data kept no state): the gap is taken from the hook's first block, which is all that is known.
 		const known = state.windows.length > 0 || state.previous !== undefined || (taken && highestTaken(taken)) !== undefined || replayed.length > 0 || (state.stopped !== undefined && !state.stopped.fromHookStart);
 		state.stopped = {
 			from: candidates.length > 0 ? Math.min(...candidates) : first,
-			at: Math.max(state.previous?.height ?? 0, ...state.windows.map((window) => window.to), read ?? 0, state.stopped?.at ?? 0),
+			// Above every height the service had evaluated when it stopped: a block taken above it came after it was brought back.
+			at: Math.max(state.previous?.height ?? 0, ...state.windows.map((window) => window.to), read === null ? 0 : evaluatedTop(state, seen, replaysSince).atMost, state.stopped?.at ?? 0),
 			...(!known && { fromHookStart: true }),
+			// Counted from where it was brought back only when `at` bounds all it had evaluated: the same hook, read, after a check
+			// that read it (not a hook registered anew, nor one stopped again before its gap was known).
+			...(seen.resumedFrom && read !== null && state.previous && state.hookId === seen.hookId && !state.stopped && { resumedFrom: seen.resumedFrom }),
 		};
 		state.windows = [];
 		state.previous = undefined;
@@ -377,20 +461,36 @@ export function planCheck(before: GapState, seen: Observation): Plan {
 		state.windows = [];
 		return { state, found };
 	}
-	// The service reports the height of its last evaluation, a replayed one too: the highest height evaluated is the
-	// highest read so far, or of a block n8n had taken by the check before (so evaluated before this read).
-	const height = Math.max(read, state.previous?.height ?? read, state.takenBefore ?? read);
+	const top = evaluatedTop(state, seen, replaysSince);
+	const { height } = top;
 	const takenNow = taken && highestTaken(taken);
 
 	if (state.stopped) {
-		if (height > state.stopped.at) {
-			add({ kind: 'stopped', range: [state.stopped.from, height], ...(state.stopped.fromHookStart && { fromHookStart: true }) });
-			state.stopped = undefined;
-			state.windows = [];
-			state.previous = { occurrences: seen.occurrences, evaluated: seen.evaluatedCount, height, at: seen.now };
+		if (height <= state.stopped.at) {
+			state.takenBefore = takenNow;
+			return { state, found, soon: true };
 		}
-		state.takenBefore = takenNow;
-		return { state, found, ...(state.stopped && { soon: true }) };
+		// The service evaluates again. It evaluates new blocks in order of height and sends them in order: the lowest block
+		// n8n took above where it stopped is at or above where it began again, so the gap ends below it. What lies above is
+		// a window of its own, counted from where the hook was brought back (when those counts are known), and judged as
+		// any other; without them the gap reaches the height read.
+		const { from, at, fromHookStart, resumedFrom } = state.stopped;
+		const resumed = resumedFrom && taken ? lowestTakenAbove(taken, at) : undefined;
+		const end = resumed === undefined ? height : resumed - 1;
+		add({ kind: 'stopped', range: [from, end], ...(fromHookStart && { fromHookStart: true }) });
+		state.stopped = undefined;
+		state.windows = [];
+		if (resumed === undefined || !resumedFrom) {
+			state.previous = { occurrences: seen.occurrences, evaluated: seen.evaluatedCount, height, at: seen.now };
+			state.takenBefore = takenNow;
+			return { state, found };
+		}
+		state.previous = { ...resumedFrom, height: end, at: seen.now };
+	} else if (!top.sure && state.previous) {
+		// The read was a replay's (or a block's evaluated again): which new heights the service had evaluated before it is
+		// not known, so no window closes and none is judged now; the replays begun since count into the next.
+		state.replays = replaysSince;
+		return { state, found };
 	}
 	if (!taken) {
 		// n8n's side unknown (the check is blind): nothing is judged on counts it cannot hold anything against, and what
@@ -413,6 +513,7 @@ export function planCheck(before: GapState, seen: Observation): Plan {
 	const unknown = reevaluated < 0 && replaysSince.length > 0;
 
 	const idle = (seen.quietMs ?? Number.POSITIVE_INFINITY) >= seen.idleMs;
+	const takenTop = topTaken(taken);
 	const open = state.windows;
 	state.windows = [];
 	// Whether the windows judged now say the hook delivers nothing: false once one of them got what it matched (or some
@@ -423,9 +524,12 @@ export function planCheck(before: GapState, seen: Observation): Plan {
 		// An unknown count of blocks evaluated again is taken as some.
 		const window: Window = { ...waiting, later: waiting.later + (unknown ? 1 : Math.max(0, reevaluated)) };
 		// The service sends a hook's deliveries one after another: the window's have all come (or are lost) once n8n took
-		// one evaluated after it closed (a block above it, or one of a later replay), or once the stream went idle.
-		const passed = (takenNow ?? Number.NEGATIVE_INFINITY) > window.to || taken.some((delivery) => delivery.p?.some((at) => at > window.closedAt));
-		if (!passed && !idle && seen.now - window.closedAt < seen.patienceMs) {
+		// one evaluated after it closed, or once the stream went idle. A block above the window was: new heights come in
+		// order, and the replays it counted were all of heights below its top. (A mark of a later replay proves nothing:
+		// one of the window's own blocks, late behind a slow stream, has it too.)
+		const passed = takenTop > window.to;
+		// However far behind the stream runs: replaying what is on its way would only put more in it, behind the rest.
+		if (!passed && !idle) {
 			state.windows.push(window);
 			continue;
 		}
@@ -442,12 +546,8 @@ export function planCheck(before: GapState, seen: Observation): Plan {
 			add({ kind: 'missing', range, matched, arrived });
 			// A replayed delivery can be dropped too: the replayed heights that brought nothing are replayed again.
 			for (const again of unanswered(taken, window.replays)) state.pending = addRange(state.pending, again);
-			// Judged because it waited long enough, not because the stream moved on or went quiet: a stream far behind is not a
-			// hook that delivers nothing, so it neither counts nor breaks the run.
-			if (passed || idle) {
-				dryNow = (dryNow ?? true) && arrived === 0 && replayed === 0;
-				dryMatched += matched;
-			}
+			dryNow = (dryNow ?? true) && arrived === 0 && replayed === 0;
+			dryMatched += matched;
 		} else {
 			if (matched > 0) dryNow = false;
 			// Blocks evaluated again since the window closed may have landed on its heights: a count that adds up proves

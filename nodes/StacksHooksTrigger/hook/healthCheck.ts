@@ -37,6 +37,7 @@ import { ifFree } from './turns';
 import { checkState, takeStoppedAtActivation } from '../gaps/checkState';
 import { internalBase } from '../gaps/ownWebhook';
 import { closeGaps, DEFAULT_CATCH_UP_LIMIT, type GapOutcome, hearReceived } from '../gaps/closeGaps';
+import type { Counts } from '../gaps/plan';
 import { type AlertState, assess, DEFAULT_STALL_MINUTES, emptyAlerts, report } from './alerts';
 
 export const DEFAULT_HEALTH_CHECK_MINUTES = 5;
@@ -137,6 +138,8 @@ export async function checkHookAndGaps(
 		readAt: checked.readAt ?? Date.now(),
 		hookId: checked.hookId,
 		repaired: checked.outcome === 'enabled' || checked.outcome === 'registered' || (checked.outcome === 'healthy' && atActivation !== undefined),
+		// Enabled again, the same hook goes on from its counts as read; one registered or taken over, from counts not kept.
+		resumedFrom: checked.outcome === 'enabled' && checked.read ? countsOf(checked.read) : checked.outcome === 'healthy' && atActivation ? countsOf(atActivation) : undefined,
 		stillOpen: opts.stillOpen ?? (() => true),
 		catchUpLimit: settings.catchUpLimit,
 		hold: before.incidents.deliveryFailing !== undefined,
@@ -161,6 +164,12 @@ export async function checkHookAndGaps(
 	memory.state.alerts = state;
 	report(ctx, state, began, ended, before);
 	return { outcome: checked.outcome, gaps };
+}
+
+/** A hook's counts as read (gaps/plan.ts); undefined when the service left one out. */
+function countsOf(hook: Hook): Counts | undefined {
+	const { occurrence_count: occurrences, evaluated_block_count: evaluated } = hook.status as Record<string, unknown>;
+	return typeof occurrences === 'number' && typeof evaluated === 'number' ? { occurrences, evaluated } : undefined;
 }
 
 async function checkNow(ctx: ITriggerFunctions, params: HookParameters, given?: Connection): Promise<Checked> {

@@ -7,6 +7,9 @@
 import type { IDataObject } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
+/** A holder that has not asked for its share this long has stopped catching up (its trigger closed): forgotten. */
+const FORGET_WAITING_MS = 2 * 60_000;
+
 class Pacer {
 	private remaining: number | undefined;
 
@@ -16,6 +19,9 @@ class Pacer {
 	private resetAt = 0;
 
 	private pausedUntil = 0;
+
+	/** Work that can wait and wants requests now (each trigger catching up), with when it last said so. */
+	private readonly waiting = new Map<string, number>();
 
 	async acquire(): Promise<void> {
 		for (;;) {
@@ -44,6 +50,21 @@ class Pacer {
 		const resetInMs = Math.max(0, this.resetAt - Date.now());
 		if (this.remaining === undefined || this.limit === undefined || resetInMs === 0) return { requests: Number.POSITIVE_INFINITY, resetInMs };
 		return { requests: Math.max(0, this.remaining - Math.ceil(this.limit / 2)), resetInMs };
+	}
+
+	/**
+	 * The part of spare() that `holder` (one trigger's catch-up) may send now, when it `wants` some: an equal share among
+	 * every holder that wanted some lately, so that no hook of the account waits behind another's backlog. Each takes its
+	 * share when its check comes; what one leaves is there for the next. Unknown budget: no bound.
+	 */
+	share(holder: string, wants: number): { requests: number; resetInMs: number } {
+		const now = Date.now();
+		if (wants > 0) this.waiting.set(holder, now);
+		else this.waiting.delete(holder);
+		for (const [other, at] of this.waiting) if (now - at > FORGET_WAITING_MS) this.waiting.delete(other);
+		const spare = this.spare();
+		if (wants <= 0 || !Number.isFinite(spare.requests)) return spare;
+		return { requests: Math.ceil(spare.requests / Math.max(1, this.waiting.size)), resetInMs: spare.resetInMs };
 	}
 
 	update(headers: IDataObject): void {

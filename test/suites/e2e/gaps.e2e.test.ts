@@ -12,20 +12,29 @@
  *
  * Then the alerts: the workflow's Error Workflow runs once for a stalled hook, once for a gap over
  * the Catch-Up Limit and once for a delivery the workflow keeps failing on, and not on a healthy
- * stream. Queue mode: gaps.queue.e2e.test.ts.
+ * stream.
+ *
+ * Last, several triggers of one account: four ledger recipes on one credential, each with its
+ * Internal Webhook Address set to where n8n reaches itself, under the free tier's rate limit scaled
+ * ten times faster; n8n down longer than the service's retries, blocks mined meanwhile; each hook
+ * replays what it missed once, within the rate limit, and every ledger equals the chain. Queue mode:
+ * gaps.queue.e2e.test.ts.
  *
  * GAPS_SEQUENCES=<n> runs n scripts instead of one; GAPS_SEED=<seed> replays one.
  */
 import { randomUUID } from 'crypto';
 import { setTimeout as sleep } from 'timers/promises';
 
+import { REORG_MARGIN } from '../../../nodes/StacksHooksTrigger/gaps/plan';
 import { GONE_CHECKS } from '../../../nodes/StacksHooksTrigger/hook/alerts';
+import type { BlockInput } from '../../emulator';
+import { type LedgerRow, transfersOf } from '../../support/chainScript';
 import { EXAMPLE_SENDER, loadExample, TRIGGER_TYPE } from '../../support/examples';
 import type { WorkflowJson } from '../../support/n8n/api';
 import { type Postgres, startPostgres } from '../../support/n8n/servers';
 import { startStack, type Stack, UNREACHABLE_PUBLIC_URL } from '../../support/n8n/stack';
-import { CHECK_MINUTES, CHECK_MS, describeGapResult, expectQuietTail, GAPS_EMULATOR, gapSeeds, runGapSequence, undoneInLog, withoutExcused } from '../../support/gaps';
-import { expectLedgerEqualsChain, LEDGER_DATABASE, type RecordSetup, setUpRecipes } from '../../support/record';
+import { CHECK_MINUTES, CHECK_MS, describeGapResult, expectQuietTail, GAPS_EMULATOR, gapSeeds, runGapSequence, settledLedger, undoneInLog, withoutExcused } from '../../support/gaps';
+import { expectLedgerEqualsChain, heightsOfTag, hookNamed, LEDGER_DATABASE, ledgerRows, type RecordSetup, setUpRecipes } from '../../support/record';
 
 const API_KEY = 'gaps-test-key';
 const SECRET = 'e2e-gaps-consumer-secret-0123456789abcdef';
@@ -211,4 +220,256 @@ describe('the Error Workflow hears of what the trigger cannot mend (regular mode
 		expect(await alertsFor(stalled.id, 'has not evaluated a block')).toHaveLength(1);
 		expect(await alertsFor(failing.id, 'the service did not get an answer it accepts')).toHaveLength(1);
 	}
+});
+
+describe('several triggers of one account catch up after an n8n outage within the rate limit (regular mode, the Internal Webhook Address set)', () => {
+	/** Ledger recipes on the suite's one credential: one account, one API key, one rate limit. */
+	const LEDGERS = 4;
+	/** This test's heights and hashes: tag 50's range, apart from the scripts' (30 on) and the alert tests' (950_001 on). */
+	const TAG = 50;
+	/**
+	 * The free tier's 100 requests a minute, ten times faster: four hooks' catch-up (about 35 heights each, one request
+	 * a height) needs more than the spare half of one window, so the triggers must share and wait for the next.
+	 */
+	const FREE_TIER_FAST = { limit: 100, windowMs: 10_000 };
+	/** More than REORG_MARGIN: the margin's replays land on heights the ledgers already hold. */
+	const BLOCKS_BEFORE = 11;
+	/** Mined while n8n is down, before its restart begins: longer than the service's ~4 s of retries. */
+	const BLOCKS_DOWN = 17;
+	const DOWN_EVERY_MS = 300;
+	/** The chain's pace from n8n's restart on. */
+	const BLOCK_EVERY_MS = 1_500;
+	/** From n8n's restart to every ledger equal to the chain, at the most. */
+	const SETTLE_LIMIT_MS = 120_000;
+	/**
+	 * Above the heights a hook missed and the reorganisation margin: when the gap's end is taken from the height the service
+	 * was read at rather than from the first block n8n took after the repair (plan.ts), the heights mined between the
+	 * repair and that read, which comes at the most a third of an interval (the soon check) and one interval (spread by a
+	 * tenth) after it; and one for a block mined in the same millisecond as the repair.
+	 */
+	const SLACK = Math.ceil((CHECK_MS / 3 + CHECK_MS * 1.1) / BLOCK_EVERY_MS) + 1;
+	const RECIPIENT = 'ST2CY5V39NHDPWSXMW9QDT3HC3GD6Q6XX4CFRK9AG';
+
+	const created: string[] = [];
+
+	beforeAll(async () => {
+		// The suite's own Ledger trigger matches these blocks too, and it has no Internal Webhook Address (its check keeps
+		// its state in memory only): paused meanwhile, so that the account has these four triggers and no other.
+		await stack.n8n.api.deactivate(setup.ledger.workflowId);
+	}, 60_000);
+
+	afterAll(async () => {
+		for (const id of created) await stack.n8n.api.deactivate(id);
+		await stack.n8n.api.activate(setup.ledger.workflowId);
+		// Deactivation deleted its hook; activation registered a new one.
+		setup.ledger.hookUuid = hookNamed(stack.emu, 'Ledger');
+	}, 120_000);
+
+	/** The suite's PostgreSQL with `table` read where ledgerRows reads the recipe's own table (each ledger here has its own). */
+	const inTable = (table: string): Postgres => ({ ...postgres, query: (sql, database) => postgres.query(sql.replace(/\bstacks_events\b/g, table), database) });
+
+	async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
+		for (const deadline = Date.now() + timeoutMs; !(await check()); await sleep(250)) if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+	}
+
+	it(`four ledger triggers on one account: after n8n was down longer than the service's retries, each missed height replayed once, no 429, every ledger equal to the chain`, async () => {
+		const { emu, n8n } = stack;
+		const firstRequest = emu.requests.length;
+		emu.configure({ rateLimit: FREE_TIER_FAST });
+		try {
+			// The ledger recipe as users import it, four times: each its own hook name, its own table, the one credential of
+			// the account, its check every 3 s, and the address n8n reaches itself at inside the machine (its public one it
+			// cannot reach), so that the check keeps its state in the static data across the restart.
+			const pg = await n8n.api.createCredential({
+				name: 'Ledgers database',
+				type: 'postgres',
+				data: { host: postgres.host, port: postgres.port, database: LEDGER_DATABASE, user: postgres.user, password: 'trust-auth', ssl: 'disable', allowUnauthorizedCerts: false, maxConnections: 10, sshTunnel: false },
+			});
+			const ledgers: Array<{ name: string; table: string; workflowId: string; workflowName: string; webhookId: string; hook: string }> = [];
+			for (let n = 1; n <= LEDGERS; n++) {
+				const name = `Ledger ${n} of the account`;
+				const table = `stacks_events_${n}`;
+				const workflow = loadExample('ledger', stack.credential);
+				workflow.name = `${workflow.name} (${name})`;
+				const trigger = workflow.nodes.find((node) => node.type === TRIGGER_TYPE)!;
+				const webhookId = randomUUID();
+				trigger.webhookId = webhookId;
+				trigger.parameters = { ...(trigger.parameters as object), hookName: name, options: { healthCheckMinutes: CHECK_MINUTES, internalWebhookAddress: n8n.baseUrl } };
+				const writer = workflow.nodes.find((node) => (node.credentials as Record<string, unknown> | undefined)?.postgres)!;
+				writer.credentials = { postgres: { id: pg.id, name: pg.name } };
+				const query = (writer.parameters as { query: string }).query;
+				if (!/\bstacks_events\b/.test(query)) throw new Error(`ledger-postgres.json: the table is no longer where this test renames it: ${query}`);
+				(writer.parameters as { query: string }).query = query.replace(/\bstacks_events\b/g, table);
+				const { id } = await n8n.api.createWorkflow(workflow);
+				created.push(id);
+				await n8n.api.activate(id);
+				ledgers.push({ name, table, workflowId: id, workflowName: workflow.name, webhookId, hook: hookNamed(emu, name) });
+			}
+			const hookOf = (uuid: string) => emu.hooks().find((hook) => hook.uuid === uuid);
+
+			// A block with one STX transfer: every hook matches it.
+			const mined: Array<{ block: BlockInput; at: number }> = [];
+			const hex64 = (n: number) => `0x${TAG.toString(16).padStart(8, '0')}${n.toString(16).padStart(56, '0')}`;
+			const mine = (): Promise<unknown> => {
+				const n = mined.length + 1;
+				const parent = mined.at(-1)?.block.hash;
+				const block: BlockInput = {
+					height: heightsOfTag(TAG)[0] + n,
+					hash: hex64(0x8000_0000 + n),
+					...(parent && { parentHash: parent }),
+					transactions: [{ kind: 'stx_transfer', sender: EXAMPLE_SENDER, recipient: RECIPIENT, amount: 1_000 + n, txid: hex64(n) }],
+				};
+				mined.push({ block, at: Date.now() });
+				return emu.injectBlock(block);
+			};
+			const expected = () => mined.flatMap(({ block }) => transfersOf(block));
+			const rowsOf = (table: string) => ledgerRows(inTable(table), heightsOfTag(TAG));
+			const allEqual = async () => (await Promise.all(ledgers.map(({ table }) => rowsOf(table)))).every((rows) => settledLedger(rows, expected(), []));
+
+			// Every trigger delivering, and its check having heard what it took (two reads of the hook after its last
+			// delivery: the first check's state is then kept in the static data), so that the gap starts at the outage.
+			for (let i = 0; i < BLOCKS_BEFORE; i++) {
+				await mine();
+				await sleep(DOWN_EVERY_MS);
+			}
+			await waitFor('every ledger holding the blocks mined so far', allEqual, 30_000);
+			const lastDelivery = (hook: string) => Math.max(...emu.deliveries.filter((report) => report.hookUuid === hook && report.status === 200).map((report) => report.at));
+			const readsAfter = (hook: string, at: number) => emu.requests.filter((request) => request.method === 'GET' && request.path.endsWith(`/me/${hook}`) && request.at > at).length;
+			await waitFor('two checks of every trigger after its last delivery', () => ledgers.every(({ hook }) => readsAfter(hook, lastDelivery(hook)) >= 2), 4 * CHECK_MS + 10_000);
+
+			// n8n down (the suite's way: SIGKILL), blocks mined meanwhile, until the service has given up on every hook.
+			const killedAt = Date.now();
+			await n8n.crash();
+			for (let i = 0; i < BLOCKS_DOWN; i++) {
+				void mine().catch(() => undefined);
+				await sleep(DOWN_EVERY_MS);
+			}
+			await waitFor('the service interrupting every hook', () => ledgers.every(({ hook }) => hookOf(hook)?.status.status === 'interrupted'), 30_000);
+
+			// n8n back; the chain moves on through its start and after, until every ledger equals it.
+			const restartAt = Date.now();
+			const minedBeforeRestart = mined.length;
+			let readyAt: number | undefined;
+			let restartFailed: unknown;
+			const restarting = n8n.restart().then(
+				() => void (readyAt = Date.now()),
+				(error: unknown) => void (restartFailed = error),
+			);
+			let equalAt: number | undefined;
+			for (const deadline = restartAt + SETTLE_LIMIT_MS; equalAt === undefined && Date.now() < deadline; ) {
+				if (restartFailed) throw restartFailed;
+				void mine().catch(() => undefined);
+				await sleep(BLOCK_EVERY_MS);
+				if (readyAt !== undefined && (await allEqual())) equalAt = Date.now();
+			}
+			await restarting;
+			if (restartFailed) throw restartFailed;
+			const minedDuringStart = mined.filter(({ at }) => at >= restartAt && at < readyAt!).length;
+			// Two check intervals more with the chain moving: a late replay would show in the request log.
+			for (const until = Date.now() + 2 * CHECK_MS; Date.now() < until; await sleep(BLOCK_EVERY_MS)) void mine().catch(() => undefined);
+			await Promise.race([emu.settled(), sleep(30_000, undefined, { ref: false })]);
+
+			const requests = emu.requests.slice(firstRequest);
+			const limited = requests.filter((request) => request.status === 429);
+			const figures = ledgers.map(({ name, hook }) => {
+				// Brought back (PATCH .../enabled, by activation at n8n's start or by the check) after the restart: until then the
+				// service evaluated nothing for it.
+				const reEnabledAt = requests.find((request) => request.method === 'PATCH' && request.path.endsWith(`/me/${hook}/enabled`) && request.at > killedAt && request.status === 204)?.at;
+				const missed = mined.filter(({ at }) => at >= killedAt && reEnabledAt !== undefined && at < reEnabledAt).map(({ block }) => block.height);
+				const evaluated = requests
+					.filter((request) => request.method === 'POST' && request.path.endsWith(`/me/${hook}/evaluate`) && request.status !== 429)
+					.map((request) => (request.body as { block_height?: number } | undefined)?.block_height);
+				const perHeight = new Map<number | undefined, number>();
+				for (const height of evaluated) perHeight.set(height, (perHeight.get(height) ?? 0) + 1);
+				// How far its stream ran behind after the restart: from a block's latest evaluation (mined, or replayed) to n8n's
+				// answer to its delivery. A check waits for a window's deliveries until the stream passes it or goes idle.
+				const evaluatedAt = (height: number, before: number) =>
+					Math.max(
+						...mined.filter(({ block, at }) => block.height === height && at <= before).map(({ at }) => at),
+						...requests.filter((request) => request.path.endsWith(`/me/${hook}/evaluate`) && (request.body as { block_height?: number }).block_height === height && request.at <= before).map(({ at }) => at),
+					);
+				const lags = emu.deliveries.filter((report) => report.hookUuid === hook && report.status === 200 && report.at > readyAt!).map((report) => report.at - evaluatedAt(report.blockHeight, report.at));
+				return {
+					name,
+					hook,
+					reEnabled: reEnabledAt !== undefined,
+					missed,
+					evaluated,
+					maxPerHeight: Math.max(0, ...perHeight.values()),
+					repeated: [...perHeight].filter(([, count]) => count > 1).map(([height]) => height),
+					notReplayed: missed.filter((height) => !perHeight.has(height)),
+					behindMs: Math.max(0, ...lags.filter(Number.isFinite)),
+				};
+			});
+			const seconds = (ms: number) => (ms / 1000).toFixed(1);
+			console.log(
+				`several triggers of one account (${LEDGERS} ledger recipes, rate limit ${FREE_TIER_FAST.limit} per ${FREE_TIER_FAST.windowMs / 1000} s): ` +
+					`n8n down ${seconds(readyAt! - killedAt)} s (${BLOCKS_DOWN} blocks mined before its restart began, ${minedDuringStart} during its ${seconds(readyAt! - restartAt)}-s start); ` +
+					figures
+						.map((f) => `${f.name}: ${f.missed.length} heights missed, ${f.evaluated.length} evaluations (at most ${f.maxPerHeight} per height; bound ${f.missed.length + REORG_MARGIN + SLACK}), its stream up to ${seconds(f.behindMs)} s behind`)
+						.join('; ') +
+					`; every ledger equal to the chain ${equalAt === undefined ? `not within ${SETTLE_LIMIT_MS / 1000} s` : `${seconds(equalAt - readyAt!)} s after n8n was ready`}; ` +
+					`${requests.length} requests of the account, ${limited.length} answered 429; ${mined.length} blocks in all (${minedBeforeRestart} before the restart)`,
+			);
+			if (equalAt === undefined || limited.length > 0 || figures.some((f) => f.maxPerHeight > 1)) {
+				// Per height evaluated more than once: when each evaluation was asked for and when n8n answered its deliveries, in
+				// seconds from n8n being ready.
+				const from = (at: number) => ((at - readyAt!) / 1000).toFixed(1);
+				const again = figures
+					.map((f) => {
+						const story = f.repeated.map((height) => {
+							const asked = requests.filter((request) => request.path.endsWith(`/me/${f.hook}/evaluate`) && (request.body as { block_height?: number }).block_height === height).map(({ at }) => from(at));
+							const answered = emu.deliveries.filter((report) => report.hookUuid === f.hook && report.blockHeight === height && report.status === 200 && report.at > readyAt!).map(({ at }) => from(at));
+							return `${height} evaluated at ${asked.join(', ')} s, delivered at ${answered.join(', ')} s`;
+						});
+						return `${f.name} (${f.hook}): ${story.length ? story.join('; ') : 'none'}`;
+					})
+					.join('\n');
+				console.log(
+					`heights evaluated more than once:\n${again}\n429s: ${JSON.stringify(limited.map((request) => `${request.method} ${request.path} at ${request.at}`))}\n` +
+						`the trigger said:\n${triggerLines()}`,
+				);
+			}
+
+			// Each workflow: still active, no activation failed (n8n's record of activation errors, and its log), and one hook at
+			// the service (by name and by its URL): the one it registered at activation, enabled and streaming.
+			const failures = n8n
+				.logs()
+				.split('\n')
+				.filter((line) => /Issue on initial workflow activation|did fail with error|failed with the error|Could not remove webhooks|Failed to remove (webhooks|triggers)/.test(line));
+			const workflows = await Promise.all(
+				ledgers.map(async ({ name, workflowId, workflowName, webhookId }) => ({
+					hook: name,
+					active: (await n8n.api.getWorkflow(workflowId)).active,
+					activationError: ((await n8n.api.rest('GET', `/active-workflows/error/${workflowId}`)) as { data?: unknown }).data ?? null,
+					failedInLog: failures.filter((line) => line.includes(workflowId) || line.includes(workflowName)),
+					atTheService: emu
+						.hooks()
+						.filter((candidate) => candidate.definition.name === name || candidate.definition.action.url?.includes(`/${webhookId}/`))
+						.map((candidate) => ({ uuid: candidate.uuid, enabled: candidate.status.enabled, status: candidate.status.status })),
+				})),
+			);
+			// In one comparison, so that a failure shows them all: every ledger equal to the chain in time; no request of the
+			// account refused for the rate, activations included; per hook, brought back, every missed height replayed, none
+			// twice (one gap, so one replay a height), and no more than the missed heights, the reorganisation margin below the
+			// height known complete, and the slack; every workflow as above.
+			expect({
+				equalInTime: equalAt !== undefined,
+				answered429: limited.length,
+				hooks: figures.map((f) => ({ hook: f.name, reEnabled: f.reEnabled, notReplayed: f.notReplayed, evaluatedTwice: f.repeated, overBound: Math.max(0, f.evaluated.length - (f.missed.length + REORG_MARGIN + SLACK)) })),
+				workflows,
+			}).toEqual({
+				equalInTime: true,
+				answered429: 0,
+				hooks: figures.map((f) => ({ hook: f.name, reEnabled: true, notReplayed: [], evaluatedTwice: [], overBound: 0 })),
+				workflows: ledgers.map(({ name, hook }) => ({ hook: name, active: true, activationError: null, failedInLog: [], atTheService: [{ uuid: hook, enabled: true, status: 'streaming' }] })),
+			});
+			// Every ledger equals the chain, row for row (all blocks mined, the last ones settled).
+			const sorted = (rows: LedgerRow[]) => [...rows].sort((a, b) => a.eventId.localeCompare(b.eventId));
+			const final = await Promise.all(ledgers.map(async ({ name, table }) => ({ name, rows: sorted(await rowsOf(table)) })));
+			expect(final).toEqual(ledgers.map(({ name }) => ({ name, rows: sorted(expected()) })));
+		} finally {
+			emu.configure({ rateLimit: GAPS_EMULATOR.rateLimit });
+		}
+	}, 5 * 60_000);
 });

@@ -185,3 +185,34 @@ describe("the trigger's registration", () => {
 		expect(requests('GET').filter((request) => request.path.endsWith('/me/'))).toHaveLength(0);
 	});
 });
+
+describe("the catch-up's share of the account's rate limit", () => {
+	const { pacerFor } = jest.requireActual<typeof import('../../../nodes/shared/transport/pacing')>('../../../nodes/shared/transport/pacing');
+	/** An account whose window allows 100 requests, all left, resetting in 10 s: half (50) is spare for work that can wait. */
+	const account = (name: string) => {
+		const pacer = pacerFor(`share-test-${name}`);
+		pacer.update({ 'ratelimit-limit': '100', 'ratelimit-remaining': '100', 'ratelimit-reset': String(Math.ceil(Date.now() / 1000) + 10) });
+		return pacer;
+	};
+
+	it('gives each trigger with heights to replay an equal part of the spare half, and the whole of it to one alone', () => {
+		const pacer = account('equal');
+		expect(pacer.share('trigger A', 40).requests).toBe(50);
+		// A second trigger of the account wants some too: each gets half, whichever asks first.
+		expect(pacer.share('trigger B', 500).requests).toBe(25);
+		expect(pacer.share('trigger A', 40).requests).toBe(25);
+		// A is done: B has the spare half to itself again.
+		expect(pacer.share('trigger A', 0).requests).toBe(50);
+		expect(pacer.share('trigger B', 460).requests).toBe(50);
+	});
+
+	it('leaves the other half of the window to everything else, and bounds nothing while the budget is unknown', async () => {
+		const pacer = account('half');
+		for (let i = 0; i < 60; i++) await pacer.acquire();
+		// 40 left: none of them for the catch-up, which waits for the window's reset.
+		const share = pacer.share('trigger A', 10);
+		expect(share.requests).toBe(0);
+		expect(share.resetInMs).toBeGreaterThan(0);
+		expect(pacerFor('share-test-unknown').share('trigger A', 10).requests).toBe(Number.POSITIVE_INFINITY);
+	});
+});

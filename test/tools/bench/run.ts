@@ -19,7 +19,8 @@
  *   8. the health check's and the catch-up's requests: an idle hook, a steady stream, a pause of 100
  *      blocks, against one GET a check and the free tier's rate limit          (catchup.ts); an idle
  *      and a streaming hook in regular and queue mode, n8n's public address reachable from inside or
- *      not, with and without the Internal Webhook Address, and the alerts raised   (topologies.ts)
+ *      not, with and without the Internal Webhook Address, and the alerts raised   (topologies.ts); ten
+ *      triggers of one account through a restart of n8n, against the rate limit's floor         (fleet.ts)
  *
  * Environment: BENCH_ROUNDS (rounds of part 1, default 3); BENCH_PARTS=2,3 (only those parts, for a
  * quick look; the default runs all eight). Interrupted, support's process handling kills every
@@ -34,6 +35,7 @@ import { run, runError } from '../../support/n8n/process';
 import { REPO_DIR } from '../../support/paths';
 import { catchupRows } from './catchup';
 import { loadingRows } from './loading';
+import { fleetRows } from './fleet';
 import { deliveryRows } from './n8n-delivery';
 import { queueRows } from './queue';
 import { recordRows } from './record';
@@ -131,6 +133,7 @@ async function main(): Promise<number> {
 		['7 one hook in order, and the ledger', () => recordRows(rounds, log)],
 		['8 health check and catch-up', () => catchupRows(log)],
 		['8 health check per topology', () => topologyRows(log)],
+		['8 a fleet of triggers through a restart', () => fleetRows(log)],
 	];
 	for (const [name, measure] of parts.filter(([name]) => only.includes(name.split(' ')[0]))) {
 		log(`${name}…`);

@@ -3,11 +3,11 @@
  * `npm run test:matrix`: every end-to-end suite (test/suites/e2e, but the compatibility smoke
  * test, which only stands in for this) on every n8n version of hosts/versions.ts, one version
  * after another, each on its own host folder (STACKS_HOOKS_N8N=<version>). Writes the table of
- * versions × suites, with the date, to test/tools/matrix/last-run.md and into CONTRIBUTING.md between
- * its matrix markers. Exit code 1 when any suite failed on any version.
+ * versions × suites, with the date, to test/tools/matrix/last-run.md (CONTRIBUTING.md, The version matrix,
+ * links to it: a reference page holds no run's figures). Exit code 1 when any suite failed on any version.
  *
  *   npm run test:matrix                          every version (about 15 minutes each)
- *   npm run test:matrix -- 1.123.81 1.85.4       only these; CONTRIBUTING.md keeps the other rows
+ *   npm run test:matrix -- 1.123.81 1.85.4       only these; last-run.md keeps the other rows
  */
 import * as fs from 'fs';
 import * as path from 'path';
@@ -32,11 +32,8 @@ const COLUMNS: Array<{ title: string; suites: string[]; tests?: string; notTests
 ];
 
 const OUT_DIR = path.join(REPO_DIR, '.build', 'matrix');
+/** Where the table is kept (CONTRIBUTING.md, "The version matrix", links to it; the README's Compatibility to that). */
 const LAST_RUN = path.join(REPO_DIR, 'test', 'tools', 'matrix', 'last-run.md');
-/** Where the table is kept: CONTRIBUTING.md, "The version matrix" (the README links to it from Compatibility). */
-const MATRIX_PAGE = path.join(REPO_DIR, 'CONTRIBUTING.md');
-const BEGIN = '<!-- matrix:begin (written by npm run test:matrix) -->';
-const END = '<!-- matrix:end -->';
 
 interface JestJson {
 	testResults: Array<{
@@ -110,12 +107,11 @@ function firstLine(text: string): string {
 	return (plain.split('\n').find((line) => line.trim() && !/^\s*●/.test(line)) ?? '').trim().slice(0, 200);
 }
 
-/** The table rows the page already has, by version (kept for versions not run this time). */
+/** The table rows of the run before, by version (kept for versions not run this time). */
 function previousRows(): Map<string, string> {
-	const text = fs.readFileSync(MATRIX_PAGE, 'utf8');
-	const block = text.slice(text.indexOf(BEGIN), text.indexOf(END));
+	const text = fs.existsSync(LAST_RUN) ? fs.readFileSync(LAST_RUN, 'utf8') : '';
 	const rows = new Map<string, string>();
-	for (const line of block.split('\n')) {
+	for (const line of text.split('\n')) {
 		const match = /^\| n8n ([0-9.]+) /.exec(line);
 		if (match) rows.set(match[1], line);
 	}
@@ -138,15 +134,9 @@ function writeOut(rows: Row[]): void {
 		`|---|---|---|${COLUMNS.map(() => '---').join('|')}|---|`,
 		...lines,
 	];
-	const block = [BEGIN, ...table, ...(failures.length ? ['', 'Failed in the last run:', '', ...failures] : []), END].join('\n');
-	const page = fs.readFileSync(MATRIX_PAGE, 'utf8');
-	const start = page.indexOf(BEGIN);
-	const end = page.indexOf(END);
-	if (start < 0 || end < start) throw new Error(`${path.relative(REPO_DIR, MATRIX_PAGE)} has no ${BEGIN} … ${END} block`);
-	fs.writeFileSync(MATRIX_PAGE, page.slice(0, start) + block + page.slice(end + END.length));
 	const summary = rows.map((row) => `- n8n ${row.version}: ${row.minutes.toFixed(1)} min`).join('\n');
 	fs.writeFileSync(LAST_RUN, `# npm run test:matrix, ${new Date().toISOString()}\n\n${table.join('\n')}\n\n${summary}\n${failures.length ? `\n${failures.join('\n')}\n` : ''}`);
-	console.log(`\n${table.join('\n')}\n${failures.join('\n')}\n\n[matrix] written to CONTRIBUTING.md (The version matrix) and ${path.relative(REPO_DIR, LAST_RUN)}`);
+	console.log(`\n${table.join('\n')}\n${failures.join('\n')}\n\n[matrix] written to ${path.relative(REPO_DIR, LAST_RUN)}`);
 }
 
 async function main(): Promise<void> {
