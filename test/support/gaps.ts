@@ -12,7 +12,6 @@
 import { setTimeout as sleep } from 'timers/promises';
 
 import { type DeliveryReport, type Emulator } from '../emulator';
-import { LAG_CHECKS } from '../../nodes/StacksHooksTrigger/gaps/plan';
 import { EXAMPLE_SENDER } from './examples';
 import type { N8nInstance } from './n8n/instance';
 import type { RecordSetup } from './record';
@@ -36,8 +35,11 @@ export const CHECK_MINUTES = 0.05;
 export const CHECK_MS = CHECK_MINUTES * 60_000;
 /** Check intervals of the healthy tail after the faults (at least 5). */
 export const TAIL_CHECKS = 6;
-/** No replay for this long, and the catch-up of the faults is over (healthyTail). */
-const QUIET_MS = (LAG_CHECKS + 2) * CHECK_MS;
+/**
+ * No replay for this long, and the catch-up of the faults is over (healthyTail): five check intervals, as a window
+ * waits only until the stream passes it or goes idle, which takes more than an interval only while it runs behind.
+ */
+const QUIET_MS = 5 * CHECK_MS;
 /** While the ledger settles and in the tail, a block that matches nothing this often: the chain moves on. */
 const MOVE_ON_MS = 600;
 
@@ -276,8 +278,7 @@ export interface TailResult {
 
 /**
  * A healthy stream after the faults: first the trigger's own catch-up is let finish, the chain moving with blocks
- * that match nothing, until no replay came for LAG_CHECKS + 2 check intervals (the longest a window of the faults
- * can wait to be judged; 120 s at the most: a check that keeps replaying never gets there), then a block every 600 ms for
+ * that match nothing, until no replay came for QUIET_MS (five check intervals; 120 s at the most: a check that keeps replaying never gets there), then a block every 600 ms for
  * `checks` check intervals, every other one a STX transfer from `sender`, all delivered. Counts what the trigger
  * cost at the service meanwhile (GETs and replays of `hookUuid`) and what it said (`alerts`).
  */
