@@ -16,7 +16,7 @@ import { triggerOnProperty } from '../shared/eventFilters';
 import { hookOptionsProperty } from '../shared/hookOptions';
 import { answerModeFields, answerModeProperty, answerModeQueueNotice } from './delivery/answerMode';
 import { receiveDelivery } from './delivery/receive';
-import { DEFAULT_CATCH_UP_LIMIT } from './gaps/closeGaps';
+import { DEFAULT_CATCH_UP_LIMIT } from './gaps/planGaps';
 import { DEFAULT_STALL_MINUTES } from './hook/alerts';
 import { DEFAULT_HEALTH_CHECK_MINUTES, startHealthChecks } from './hook/healthCheck';
 import { checkExists, create, remove } from './hook/lifecycle';

@@ -17,13 +17,18 @@
  * Internal Webhook Address is set, at that address with the same path (queue mode: an internal load
  * balancer or service in front of the webhook processes, for a main that cannot reach the public
  * address). The call is never a condition for being right: in regular mode the main takes every
- * delivery itself and counts them in memory (received.ts, localReceived); see closeGaps.ts.
+ * delivery itself and counts them in memory (received.ts, localReceived): `exchange` falls back on them.
+ * The health check calls it twice: to hear what n8n took (hear.ts), and to keep its plan before it
+ * replays (replay.ts).
  */
 import type { IDataObject, ITriggerFunctions, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
-import type { StoredHook } from '../hook/lifecycle';
-import { type GapState, isGapState } from './plan';
-import { keepReceived, type Received } from './received';
+import { getSecret } from '../../shared/api/secretEndpoints';
+import type { Connection } from '../../shared/transport/connection';
+import { stored, type StoredHook } from '../hook/keptHook';
+import type { CheckState } from './checkState';
+import { floorOf, type GapState, isGapState } from './plan';
+import { keepReceived, localReceived, type Received } from './received';
 
 export const CHECK_HEADER = 'x-stacks-hooks-check';
 
@@ -103,3 +108,84 @@ export async function callOwnWebhook(ctx: ITriggerFunctions, url: string, secret
 	return { received };
 }
 
+
+/**
+ * What n8n took, as the check heard it:
+ * - from the trigger's webhook (every process's notes, kept in the static data);
+ * - else, when the webhook could not be reached (`unreachable`: why), from this process's own notes, if it took any
+ *   delivery of the hook since it started: in regular mode it takes every one, so they are complete;
+ * - else nothing (`blind`: why): this process took none, so it cannot tell whether another takes them (queue mode).
+ */
+export interface Heard {
+	received?: Received;
+	unreachable?: string;
+	blind?: string;
+	/** What the call to the trigger's webhook failed with, kept apart: n8n rewrites an error message that names an error code. */
+	callError?: string;
+}
+
+/** The consumer secret deliveries carry, to call the webhook with: the credential's, else the account's (read once, again after a 401). */
+async function secretFor(ctx: ITriggerFunctions, connection: Connection, memory: CheckState, again: boolean): Promise<string | undefined> {
+	if (connection.consumerSecret) return connection.consumerSecret;
+	if (!memory.secret || again) memory.secret = (await getSecret(ctx, { connection })) ?? undefined;
+	return memory.secret;
+}
+
+/** A refusal of the secret by the trigger's webhook, however n8n's HTTP helper words it. */
+function is401(error: unknown): boolean {
+	const { httpCode, status, response } = (error ?? {}) as { httpCode?: unknown; status?: unknown; response?: { status?: unknown } };
+	return [httpCode, status, response?.status].some((code) => String(code) === '401') || /\b401\b/.test((error as Error)?.message ?? '');
+}
+
+/** Calls to the trigger's webhook in one check at the most, to hear from every process behind a load balancer. */
+const MAX_CALLS = 4;
+
+/**
+ * Calls the trigger's webhook with the check's state to keep; what n8n took, or why it is not known. With `gather`,
+ * calls again until a process answers again after another was heard (queue mode: the webhook processes behind a load
+ * balancer), so that every process's notes are in: one that was not would make the check replay more. Each answer
+ * is the union of what every process heard so far wrote into the static data, so the last one holds them all.
+ */
+export async function exchange(ctx: ITriggerFunctions, connection: Connection, memory: CheckState, internalAddress: string, gather = false): Promise<Heard> {
+	const first = await exchangeOnce(ctx, connection, memory, internalAddress);
+	if (!gather || !first.received?.by) return first;
+	const heard = new Set([first.received.by]);
+	let last = first;
+	// The stream is as busy as the busiest process heard.
+	let quietMs = first.received.quietMs;
+	for (let call = 1; call < MAX_CALLS; call++) {
+		const next = await exchangeOnce(ctx, connection, memory, internalAddress);
+		if (!next.received?.by) break;
+		last = next;
+		if (next.received.quietMs !== undefined) quietMs = Math.min(quietMs ?? Number.POSITIVE_INFINITY, next.received.quietMs);
+		// A load balancer sends each request to the next process in turn, but a delivery between two calls shifts the turn:
+		// the same process twice in a row does not mean it is the only one. Done once a process answers again after
+		// another was heard, or after three answers from one (regular mode: it takes every delivery).
+		const again = heard.has(next.received.by);
+		heard.add(next.received.by);
+		if ((again && heard.size > 1) || (heard.size === 1 && call >= 2)) break;
+	}
+	return last.received && quietMs !== undefined ? { ...last, received: { ...last.received, quietMs } } : last;
+}
+
+async function exchangeOnce(ctx: ITriggerFunctions, connection: Connection, memory: CheckState, internalAddress: string): Promise<Heard> {
+	const hook = stored(ctx);
+	if (!hook) return { blind: 'no hook is kept' };
+	const url = checkUrl(hook.webhookUrl, ctx.getNode().webhookId, internalAddress);
+	const call = async (again: boolean): Promise<Received | Error> => {
+		try {
+			const secret = await secretFor(ctx, connection, memory, again);
+			if (!secret) return new Error('the account has no consumer secret');
+			return (await callOwnWebhook(ctx, url, secret, { gaps: memory.state, production: hook, floor: floorOf(memory.state) })).received;
+		} catch (error) {
+			return error as Error;
+		}
+	};
+	let answer = await call(false);
+	// The account's secret read again once after a refusal (it may have been rotated); the credential's is what it is.
+	if (answer instanceof Error && is401(answer) && !connection.consumerSecret) answer = await call(true);
+	if (!(answer instanceof Error)) return { received: answer };
+	const why = `the trigger's webhook at ${url} could not be reached`;
+	const local = localReceived(ctx, floorOf(memory.state));
+	return local ? { received: local, unreachable: why, callError: answer.message } : { blind: why, callError: answer.message };
+}

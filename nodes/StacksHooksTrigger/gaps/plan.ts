@@ -1,7 +1,7 @@
 /**
  * Which heights the workflow may have missed, decided at each check from what the service says it
  * matched (the hook's `occurrence_count`, counted when a block matches) and what n8n's processes took
- * (received.ts). Pure: no request, no clock; the check (closeGaps.ts) gathers the inputs, keeps the
+ * (received.ts). Pure: no request, no clock; the check (planGaps.ts) gathers the inputs, keeps the
  * state and replays what this plans.
  *
  * Two ways heights go missing, and how each is found:
@@ -25,7 +25,7 @@
  *   window, if it had matches, is replayed too. Blocks evaluated again inside the window itself only
  *   make its count short (they sit below it, or were counted in it twice), never long.
  *
- * What n8n took is asked for before the service is read (closeGaps.ts), so every block counted was
+ * What n8n took is asked for before the service is read (hear.ts), so every block counted was
  * evaluated before that read: a window's count can only be made long by what the service evaluated
  * again between its closing read and the read that verifies it.
  *

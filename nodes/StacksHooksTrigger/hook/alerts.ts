@@ -23,12 +23,18 @@
  *   process, and the trigger's webhook, which would tell what the other processes took, could not be
  *   reached (queue mode with a public address the main cannot reach, and no Internal Webhook Address).
  *   It states only that: the check does not infer a missed block from what it cannot see.
+ *
+ * Step 5 of a health check (healthCheck.ts, `tellUser`): the incidents of this check assessed against
+ * those the check before kept (in the check's memory, kept with the gap state), and the changes said.
  */
 import type { ITriggerFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { GapOutcome } from '../gaps/closeGaps';
+import type { CheckState } from '../gaps/checkState';
 import type { Range } from '../gaps/plan';
+import type { GapOutcome } from '../gaps/replay';
+import { whereInLog } from './log';
+import type { Checked } from './repair';
 
 export const DEFAULT_STALL_MINUTES = 30;
 export const INTERRUPTED_CHECKS = 3;
@@ -182,9 +188,7 @@ export function assess(before: AlertState, facts: CheckFacts): { state: AlertSta
 
 /** Runs the Error Workflow once for each incident that began (n8n 2.x), says each that ended in n8n's log. */
 export function report(ctx: ITriggerFunctions, state: AlertState, began: IncidentKind[], ended: IncidentKind[], before: AlertState): void {
-	const workflow = ctx.getWorkflow();
-	const where = `Stacks Hooks Trigger "${ctx.getNode().name}" of workflow "${workflow.name ?? ''}" (${workflow.id ?? ''})`;
-	const meta = { workflowId: workflow.id, nodeName: ctx.getNode().name };
+	const { where, meta } = whereInLog(ctx);
 	for (const kind of began) {
 		const incident = state.incidents[kind]!;
 		const error = new NodeOperationError(ctx.getNode(), incident.what, { description: incident.todo });
@@ -197,4 +201,23 @@ export function report(ctx: ITriggerFunctions, state: AlertState, began: Inciden
 		const incident = before.incidents[kind];
 		ctx.logger.info(`${where}: resolved after ${duration(Date.now() - (incident?.since ?? Date.now()))}: ${incident?.what ?? kind}`, meta);
 	}
+}
+
+/** What this check saw of the hook (`checked`) and its gaps, assessed and said; the incidents kept in the check's memory. */
+export function tellUser(ctx: ITriggerFunctions, memory: CheckState, checked: Checked & { hookId: string }, gaps: GapOutcome, stallMinutes: number): void {
+	const before = (memory.state.alerts as AlertState | undefined) ?? emptyAlerts();
+	const status = (checked.read?.status ?? {}) as Record<string, unknown>;
+	const { state, began, ended } = assess(before, {
+		now: Date.now(),
+		hookId: checked.hookId,
+		wasInterrupted: checked.read?.status.status === 'interrupted',
+		// The schema says a number, not its unit: seconds are taken for milliseconds below 10^12 (the year 2001 in ms).
+		lastEvaluatedAt:
+			checked.outcome === 'healthy' && typeof status.last_evaluated_at === 'number' ? (status.last_evaluated_at < 1e12 ? status.last_evaluated_at * 1000 : status.last_evaluated_at) : undefined,
+		lastEvaluatedHeight: typeof status.last_evaluated_block_height === 'number' ? status.last_evaluated_block_height : null,
+		stallMinutes,
+		gaps,
+	});
+	memory.state.alerts = state;
+	report(ctx, state, began, ended, before);
 }

@@ -6,7 +6,7 @@
  * deactivation. It never deletes a hook it did not register: only hooks
  * whose action URL is this node's own webhook URL are ever touched.
  */
-import type { IDataObject, IHookFunctions, ITriggerFunctions } from 'n8n-workflow';
+import type { IDataObject, IHookFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { buildDefinition } from '../../shared/definition';
@@ -17,33 +17,10 @@ import { type Connection, getConnection } from '../../shared/transport/connectio
 import { asNodeError, isNotFound } from '../../shared/transport/errors';
 import { keepSecret } from '../delivery/accountSecret';
 import { noteStoppedAtActivation } from '../gaps/checkState';
+import { type HookOwner, remember, slotName, stored } from './keptHook';
+import { logHealed } from './log';
 import { inTurn } from './turns';
 import { listeningSample, replaySampleBlock } from '../listening/sampleBlock';
-
-/** The contexts that handle the node's hook: its webhook methods, and its trigger() (the health check). */
-export type HookOwner = IHookFunctions | ITriggerFunctions;
-
-export interface StoredHook {
-	hookId: string;
-	webhookUrl: string;
-}
-
-/** Test listening ("Listen for test event") and activation each keep their own hook. */
-function slotName(ctx: HookOwner): 'test' | 'production' {
-	return ctx.getMode() === 'manual' ? 'test' : 'production';
-}
-
-export function stored(ctx: HookOwner): StoredHook | undefined {
-	const data = ctx.getWorkflowStaticData('node');
-	const slot = data[slotName(ctx)] as IDataObject | undefined;
-	return slot && typeof slot.hookId === 'string' ? (slot as unknown as StoredHook) : undefined;
-}
-
-export function remember(ctx: HookOwner, hook: StoredHook | undefined): void {
-	const data = ctx.getWorkflowStaticData('node');
-	if (hook) data[slotName(ctx)] = { ...hook };
-	else delete data[slotName(ctx)];
-}
 
 export function defaultHookName(ctx: HookOwner): string {
 	const workflow = ctx.getWorkflow();
@@ -128,15 +105,6 @@ export async function ensureDelivering(ctx: HookOwner, hook: Hook, connection: C
 /** On activation: enabled again if stopped, and then told to the health check, which replays what it missed. */
 async function ensureDeliveringOnActivation(ctx: IHookFunctions, hook: Hook, connection: Connection): Promise<void> {
 	if (await ensureDelivering(ctx, hook, connection, 'on activation')) noteStoppedAtActivation(ctx, hook);
-}
-
-/** One info line per repair, naming the workflow: what was healed and why. */
-export function logHealed(ctx: HookOwner, what: string): void {
-	const workflow = ctx.getWorkflow();
-	ctx.logger.info(`Stacks Hooks Trigger "${ctx.getNode().name}" of workflow "${workflow.name ?? ''}" (${workflow.id ?? ''}): ${what}`, {
-		workflowId: workflow.id,
-		nodeName: ctx.getNode().name,
-	});
 }
 
 export async function checkExists(this: IHookFunctions): Promise<boolean> {

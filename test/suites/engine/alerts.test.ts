@@ -3,7 +3,7 @@
  * however many checks see it; it ends only once gone for GONE_CHECKS checks in a row; a gap over the
  * limit is said once and never "resolved"; a healthy check says nothing.
  */
-import type { GapOutcome } from '../../../nodes/StacksHooksTrigger/gaps/closeGaps';
+import type { GapOutcome } from '../../../nodes/StacksHooksTrigger/gaps/replay';
 import { type AlertState, assess, type CheckFacts, emptyAlerts, FAILING_TIMES, GONE_CHECKS, INTERRUPTED_CHECKS, type IncidentKind } from '../../../nodes/StacksHooksTrigger/hook/alerts';
 
 const MINUTE = 60_000;

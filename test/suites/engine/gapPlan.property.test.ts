@@ -11,7 +11,7 @@
  * The check's view of what n8n took (`View`): 'complete' (the trigger's webhook answered: every
  * process's notes); 'absent' (a blind queue-mode main: every check passes no `taken` and no quiet
  * time); 'restarts' (regular mode with the webhook unreachable: this process's own notes, complete
- * since it started, pruned below the plan's floor as closeGaps.ts does, none at all (blind) until it
+ * since it started, pruned below the plan's floor as ownWebhook.ts does, none at all (blind) until it
  * takes a delivery; at some checks n8n restarts and forgets them with the gap state, while what the
  * service had in flight still arrives afterwards, as it retries).
  *
@@ -23,7 +23,7 @@
  */
 import fc from 'fast-check';
 
-import type { GapOutcome } from '../../../nodes/StacksHooksTrigger/gaps/closeGaps';
+import type { GapOutcome } from '../../../nodes/StacksHooksTrigger/gaps/replay';
 import { topOf } from '../../../nodes/StacksHooksTrigger/gaps/received';
 import {
 	DRY_CHECKS,
@@ -52,7 +52,7 @@ interface Step {
 	cost?: number;
 }
 
-/** No delivery for this many steps and the plan is told the stream is idle (closeGaps.ts, IDLE_MS): more than any delay. */
+/** No delivery for this many steps and the plan is told the stream is idle (planGaps.ts, IDLE_MS): more than any delay. */
 const IDLE_STEPS = 3;
 
 const FAULTS: Record<'all' | 'loud' | 'unstopped' | 'repeats' | 'reorgs' | 'none', Fault[]> = {
@@ -86,7 +86,7 @@ interface Delivery {
 /**
  * What the check knows of what n8n took: every process's notes through the trigger's webhook ('complete'); nothing
  * (`absent`: a queue-mode main that cannot reach the webhook processes); this process's notes since it started, n8n
- * restarting now and then (`restarts`: regular mode, the webhook unreachable; closeGaps.ts's `localReceived`).
+ * restarting now and then (`restarts`: regular mode, the webhook unreachable; ownWebhook.ts's `localReceived`).
  */
 type View = 'complete' | 'absent' | 'restarts';
 
@@ -133,7 +133,7 @@ class World {
 	/** Whether n8n took any delivery since it (re)started: received.ts has notes of the hook only then. */
 	tookSinceStart = false;
 	restarts = 0;
-	/** The next check is the first since a restart with nothing kept (closeGaps.ts: `lifeUnknown`). */
+	/** The next check is the first since a restart with nothing kept (planGaps.ts: `lifeUnknown`). */
 	lifeUnknown = false;
 	/** Matches the service counted since a check last read it; and per check, whether it had counted any since the check before (never at the first). */
 	private countedSinceRead = 0;
@@ -245,7 +245,7 @@ class World {
 		if (this.view === 'absent') return undefined;
 		if (this.view === 'restarts') {
 			// localReceived: no notes at all until this process took a delivery; the notes pruned below the plan's floor
-			// (before the read, as closeGaps.ts prunes them when it hears, and after the plan, with the same floor).
+			// (before the read, as ownWebhook.ts prunes them when the check hears, and after the plan, with the same floor).
 			if (!this.tookSinceStart) return undefined;
 			const floor = floorOf(state);
 			for (const [key, taken] of this.taken) if (topOf(taken) <= floor) this.taken.delete(key);
@@ -253,7 +253,7 @@ class World {
 		return [...this.taken.values()];
 	}
 
-	/** One health check: read, repair, plan, keep the state, replay (closeGaps.ts). */
+	/** One health check: read, repair, plan, keep the state, replay (hook/healthCheck.ts). */
 	check(state: GapState, perCheck: number, dropReplays: boolean): GapState {
 		this.now++;
 		this.arrive();
@@ -293,7 +293,7 @@ class World {
 		this.soon = soon === true;
 		const { now: replayNow, left } = takeHeights(planned.pending, perCheck);
 		// The alerts of this check (healthCheck.ts), kept with the gap state as the check keeps them: what the check
-		// outcome (closeGaps.ts) tells them, nothing replayed left over, no delivery repeating, no stall asked about.
+		// outcome (replay.ts) tells them, nothing replayed left over, no delivery repeating, no stall asked about.
 		const gaps: GapOutcome = { found, replayed: rangeSize(replayNow), left: 0, ...(taken === undefined && { blind: 'the model hides what n8n took' }), ...(unjudged !== undefined && { unjudged }) };
 		const alerts = assess((state.alerts as AlertState | undefined) ?? emptyAlerts(), { now: this.now, hookId: this.hookId, wasInterrupted: interrupted, stallMinutes: 0, gaps });
 		for (const kind of alerts.began) this.began.push({ check: this.checks, kind });

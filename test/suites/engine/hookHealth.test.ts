@@ -7,7 +7,7 @@
 import type { IDataObject } from 'n8n-workflow';
 import { setTimeout as sleep } from 'timers/promises';
 
-import { checkHookHealth } from '../../../nodes/StacksHooksTrigger/hook/healthCheck';
+import { checkHookHealth } from '../../../nodes/StacksHooksTrigger/hook/repair';
 import { makeBlock } from '../../emulator';
 import {
 	ALICE,

@@ -26,7 +26,7 @@ import { randomBytes } from 'node:crypto';
 import type { IDataObject, INodeParameters, ITriggerFunctions } from 'n8n-workflow';
 
 import { secretDigest } from '../../../nodes/StacksHooksTrigger/delivery/consumerSecret';
-import { checkHookHealth, type HealthCheckOutcome } from '../../../nodes/StacksHooksTrigger/hook/healthCheck';
+import { checkHookHealth, type HealthCheckOutcome } from '../../../nodes/StacksHooksTrigger/hook/repair';
 import { type HookRecord, makeBlock } from '../../emulator';
 import {
 	ALICE,

@@ -26,7 +26,7 @@ const OUTAGE_BLOCKS = 30;
 /** A block every 2 s (Stacks makes one every few seconds): ten hooks' live deliveries and the replays stay within what one n8n answers on two cores. */
 const BLOCK_MS = 2_000;
 /**
- * The check every 12 s: a stream is taken to be idle after half an interval without a delivery (closeGaps.ts), and with
+ * The check every 12 s: a stream is taken to be idle after half an interval without a delivery (planGaps.ts), and with
  * ten workflows' deliveries through one n8n a hook's can be seconds apart while its stream is behind (at the default 5
  * minutes, 30 s). The catch-up's pace is set by the rate-limit windows, not by the interval.
  */

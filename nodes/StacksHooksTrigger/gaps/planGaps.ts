@@ -1,0 +1,131 @@
+/**
+ * Step 3 of a health check (hook/healthCheck.ts): which heights the workflow may have missed (plan.ts,
+ * from the hook as read and what n8n took), said in n8n's log, and which of them to replay now:
+ * - at most the node's Catch-Up Limit in all: of a larger gap the newest heights are replayed and the
+ *   older ones reported (hook/alerts.ts), to be backfilled;
+ * - none within SETTLED_DEPTH of the highest height evaluated: they wait for the chain to move on;
+ * - at most REPLAY_PER_CHECK, and the trigger's share of the spare half of the account's rate-limit window
+ *   (transport/pacing.ts), oldest first; the next check comes soon for what is left;
+ * - none while the workflow keeps failing on a delivery (replays would only feed it more): they wait.
+ * The plan becomes the check's state in memory (checkState.ts); replay.ts keeps it and replays.
+ */
+import type { ITriggerFunctions } from 'n8n-workflow';
+
+import type { Connection } from '../../shared/transport/connection';
+import { pacerFor } from '../../shared/transport/pacing';
+import type { AlertState } from '../hook/alerts';
+import { logHealed } from '../hook/log';
+import type { Checked } from '../hook/repair';
+import { nodeKey } from '../nodeKey';
+import type { CheckState } from './checkState';
+import type { Heard } from './ownWebhook';
+import { addRange, type Finding, type GapState, planCheck, type Range, rangeSize, type Replay, takeHeights } from './plan';
+
+/** Heights replayed in one check; more wait for the next, which comes soon. */
+export const REPLAY_PER_CHECK = 100;
+/** Heights this near the highest evaluated one are not replayed yet (see planGaps). */
+export const SETTLED_DEPTH = 6;
+/** The default Catch-Up Limit: the most heights the trigger replays for one gap by itself. */
+export const DEFAULT_CATCH_UP_LIMIT = 2_000;
+/**
+ * No delivery for this long (or half the check interval, if shorter) and the hook's stream is taken to be idle, not
+ * behind (plan.ts): a stream behind n8n's pace sends the next delivery as soon as n8n answers the one before, so only a
+ * workflow that runs longer than this per delivery, with Respond: When the Workflow Finishes, looks idle while behind
+ * (the plan then replays a window for nothing).
+ */
+export const IDLE_MS = 30_000;
+
+/** The node's options the gap steps use. */
+export interface GapSettings {
+	catchUpLimit: number;
+	/** The check interval: the stream is idle after IDLE_MS or half of it, whichever is shorter. */
+	intervalMs: number;
+	/** n8n started this trigger at its own start (not an activation): a hook it finds is not one just registered. */
+	atStartup?: boolean;
+}
+
+export interface GapPlan {
+	state: GapState;
+	/** When the hook was read: the window this check closed closed then. */
+	readAt: number;
+	found: Finding[];
+	/** What n8n took, as heard (or why not). */
+	heard: Heard;
+	/** Replayed now, in this order. */
+	replays: Replay[];
+	/** Near the tip: waiting for the chain to move on. */
+	waiting: Range[];
+	/** Older heights of a gap over the Catch-Up Limit, not replayed. */
+	over?: Range;
+	/** The plan asks for the next check soon (plan.ts). */
+	soon?: boolean;
+	unjudged?: number;
+	/** Held (the workflow keeps failing on a delivery): nothing replayed, and nothing left waits on a soon check. */
+	hold: boolean;
+	/** The spare part of the rate-limit window this check had. */
+	spare: { requests: number; resetInMs: number };
+}
+
+const numberOr = (value: unknown, fallback: number | null): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : fallback);
+
+function describe(finding: Finding): string | undefined {
+	// Said by the alerts (hook/alerts.ts).
+	if (finding.kind === 'dry' || finding.kind === 'undone') return undefined;
+	const [from, to] = finding.range;
+	if (finding.kind === 'stopped') {
+		const why = finding.fromHookStart ? ' (nothing is known of what arrived before: from its first block)' : '';
+		return `the hook had stopped delivering; replaying heights ${from}-${to}, what it may have missed meanwhile${why}`;
+	}
+	if (finding.kind === 'missing') return `the service matched ${finding.matched} block(s) that n8n took only ${finding.arrived} of; replaying heights ${from}-${to}`;
+	return `the service evaluated blocks again (a reorganisation, or a Backfill) beside ${finding.matched} match(es); replaying heights ${from}-${to} to be sure`;
+}
+
+/** Keeps the newest `limit` heights of the pending ranges; what is older is returned as one range. */
+function withinLimit(pending: Range[], limit: number): { kept: Range[]; over?: Range } {
+	const size = rangeSize(pending);
+	if (size <= limit) return { kept: pending };
+	const { now: over, left: kept } = takeHeights(pending, size - limit);
+	return { kept, over: [over[0][0], over[over.length - 1][1]] };
+}
+
+/** The plan of this check (its state set in `memory`), for a hook that delivers after the repair (`checked.hookId`). */
+export function planGaps(ctx: ITriggerFunctions, connection: Connection, memory: CheckState, checked: Checked & { hookId: string }, heardNow: Heard | undefined, settings: GapSettings): GapPlan {
+	const heard = heardNow ?? { blind: 'no hook is kept' };
+	const { received } = heard;
+	const readAt = checked.readAt ?? Date.now();
+	const status = (checked.counted?.status ?? {}) as Record<string, unknown>;
+	const { state, found, soon, unjudged } = planCheck(memory.state, {
+		now: readAt,
+		hookId: checked.hookId,
+		repaired: checked.repaired === true,
+		...(checked.resumedFrom && { resumedFrom: checked.resumedFrom }),
+		evaluatedHeight: numberOr(status.last_evaluated_block_height, null),
+		evaluatedCount: numberOr(status.evaluated_block_count, 0) ?? 0,
+		occurrences: numberOr(status.occurrence_count, 0) ?? 0,
+		taken: received?.taken,
+		...(received?.quietMs !== undefined && { quietMs: received.quietMs }),
+		idleMs: Math.min(IDLE_MS, settings.intervalMs / 2),
+		...(settings.atStartup && memory.unplanned && { lifeUnknown: true }),
+	});
+	memory.unplanned = undefined;
+	for (const finding of found) {
+		const said = describe(finding);
+		if (said) logHealed(ctx, said);
+	}
+	const hold = (memory.state.alerts as AlertState | undefined)?.incidents.deliveryFailing !== undefined;
+	const { kept: pending, over } = withinLimit(state.pending, settings.catchUpLimit);
+	// Not too near the tip: a reorganisation there could undo a replayed block after the service had read it and before
+	// it queued its delivery, so the delivery would come after the rollback. Those heights wait for the chain to move on.
+	const settled = (state.previous?.height ?? Number.NEGATIVE_INFINITY) - SETTLED_DEPTH;
+	const ready = pending.filter(([from]) => from <= settled).map(([from, to]): Range => [from, Math.min(to, settled)]);
+	const waiting = pending.filter(([, to]) => to > settled).map(([from, to]): Range => [Math.max(from, settled + 1), to]);
+	// Half of each rate-limit window is kept for everything else the account does, and the other half shared equally by
+	// the triggers of the account that have heights to replay (transport/pacing.ts): oldest heights first within a hook.
+	const spare = pacerFor(connection.accountKey).share(nodeKey(ctx), hold ? 0 : rangeSize(ready));
+	const { now, left } = takeHeights(ready, hold ? 0 : Math.min(REPLAY_PER_CHECK, spare.requests));
+	const replays: Replay[] = now.map(([from, to]) => ({ from, to, at: Date.now(), evaluated: 0 }));
+	state.pending = [...left, ...waiting].reduce<Range[]>((ranges, range) => addRange(ranges, range), []);
+	state.replays = [...state.replays, ...replays];
+	memory.state = state;
+	return { state, readAt, found, heard, replays, waiting, ...(over && { over }), ...(soon && { soon }), ...(unjudged !== undefined && { unjudged }), hold, spare };
+}
