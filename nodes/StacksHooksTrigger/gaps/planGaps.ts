@@ -62,8 +62,8 @@ export interface GapPlan {
 	unjudged?: number;
 	/** Held (the workflow keeps failing on a delivery): nothing replayed, and nothing left waits on a soon check. */
 	hold: boolean;
-	/** The spare part of the rate-limit window this check had. */
-	spare: { requests: number; resetInMs: number };
+	/** How long to wait before the next check, when the rate-limit window's spare budget ran short. */
+	waitMs?: number;
 }
 
 const numberOr = (value: unknown, fallback: number | null): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : fallback);
@@ -127,5 +127,17 @@ export function planGaps(ctx: ITriggerFunctions, connection: Connection, memory:
 	state.pending = [...left, ...waiting].reduce<Range[]>((ranges, range) => addRange(ranges, range), []);
 	state.replays = [...state.replays, ...replays];
 	memory.state = state;
-	return { state, readAt, found, heard, replays, waiting, ...(over && { over }), ...(soon && { soon }), ...(unjudged !== undefined && { unjudged }), hold, spare };
+	return {
+		state,
+		readAt,
+		found,
+		heard,
+		replays,
+		waiting,
+		hold,
+		...(over && { over }),
+		...(soon && { soon }),
+		...(unjudged !== undefined && { unjudged }),
+		...(spare.requests < REPLAY_PER_CHECK && { waitMs: spare.resetInMs }),
+	};
 }

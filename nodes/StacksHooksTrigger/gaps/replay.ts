@@ -14,7 +14,7 @@ import { isNotFound } from '../../shared/transport/errors';
 import type { CheckState } from './checkState';
 import { exchange } from './ownWebhook';
 import { addRange, floorOf, type Finding, isShort, type Range, rangeSize } from './plan';
-import { REPLAY_PER_CHECK, type GapPlan } from './planGaps';
+import type { GapPlan } from './planGaps';
 import { localReceived, type Received } from './received';
 
 export interface GapOutcome {
@@ -51,7 +51,7 @@ export async function replayGaps(
 	plan: GapPlan,
 	opts: { hookId: string; internalAddress: string; stillOpen: () => boolean },
 ): Promise<GapOutcome> {
-	const { state, replays, waiting, over, spare, hold, found } = plan;
+	const { state, replays, waiting, over, hold, found } = plan;
 	const { received, blind, unreachable, callError } = plan.heard;
 	// When the webhook could not be reached a moment ago, not tried again: the state stays in this process's memory
 	// (checkState.ts), where its own deliveries find the replays listed, and what it took is read there again.
@@ -89,7 +89,7 @@ export async function replayGaps(
 		// rate-limit window has room again if it had none. Held (the workflow keeps failing on a delivery): they wait, as
 		// those near the tip do.
 		left: hold ? 0 : Math.max(0, rangeSize(state.pending) - rangeSize(waiting)),
-		...(spare.requests < REPLAY_PER_CHECK && { waitMs: spare.resetInMs }),
+		...(plan.waitMs !== undefined && { waitMs: plan.waitMs }),
 		...(soonNow && { soon: true }),
 		...(over && { overLimit: over }),
 		...(over && found.some((finding) => finding.kind === 'stopped' && finding.fromHookStart && finding.range[0] <= over[1]) && { overLimitUnknown: true as const }),
