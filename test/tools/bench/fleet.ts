@@ -19,22 +19,19 @@ import { addTrigger, API_KEY, chainOn, SECRET, type Watch } from './topologies';
 import { REORG_MARGIN } from '../../../nodes/StacksHooksTrigger/gaps/plan';
 import { type Row, verdict } from './util';
 
-const FLEET = 10;
-const LIMIT = 100;
-const WINDOW_MS = 10_000;
-const OUTAGE_BLOCKS = 30;
-/** A block every 2 s (Stacks makes one every few seconds): ten hooks' live deliveries and the replays stay within what one n8n answers on two cores. */
-const BLOCK_MS = 2_000;
 /**
- * The check every 12 s: a stream is taken to be idle after half an interval without a delivery (planGaps.ts), and with
- * ten workflows' deliveries through one n8n a hook's can be seconds apart while its stream is behind (at the default 5
- * minutes, 30 s). The catch-up's pace is set by the rate-limit windows, not by the interval.
+ * The set-up: ten triggers (the beta's hook limit), the emulator's limit at 100 requests per 10 s (the free tier's
+ * 100 a minute, scaled down), n8n stopped for 30 blocks; a block every 2 s (Stacks makes one every few seconds: ten
+ * hooks' live deliveries and the replays stay within what one n8n answers on two cores); the check every 12 s (a
+ * stream is taken to be idle after half an interval without a delivery, planGaps.ts, and with ten workflows'
+ * deliveries through one n8n a hook's can be seconds apart while its stream is behind; the catch-up's pace is set by
+ * the rate-limit windows, not by the interval). Within `target` of the floor: the catch-up spends its share of every
+ * window, and no window is lost to a 429 or a wait.
  */
-const FLEET_CHECK_MINUTES = 0.2;
-/** Within this of the floor: the catch-up spends its share of every window, and no window is lost to a 429 or a wait. */
-const TARGET = 1.5;
+const FLEET = { hooks: 10, limit: 100, windowMs: 10_000, outageBlocks: 30, blockMs: 2_000, checkMinutes: 0.2, target: 1.5 };
+const { limit: LIMIT, windowMs: WINDOW_MS, outageBlocks: OUTAGE_BLOCKS, blockMs: BLOCK_MS, checkMinutes: FLEET_CHECK_MINUTES, target: TARGET } = FLEET;
 
-export async function fleetRows(log: (msg: string) => void, hooks = FLEET): Promise<Row[]> {
+export async function fleetRows(log: (msg: string) => void, hooks = FLEET.hooks): Promise<Row[]> {
 	const stack = await startStack({
 		apiKey: API_KEY,
 		consumerSecret: SECRET,
