@@ -192,6 +192,11 @@ export class Emulator {
 		if (count > 0) this.lostAnswers.push({ count, hookUuid: opts.hookUuid });
 	}
 
+	/** Answers still to be lost (loseNextAnswers), armed for any hook or for the one given. */
+	lostAnswersPending(hookUuid?: string): number {
+		return this.lostAnswers.filter((fault) => fault.hookUuid === undefined || fault.hookUuid === hookUuid).reduce((sum, fault) => sum + fault.count, 0);
+	}
+
 	/**
 	 * The next `count` deliveries (to the hook given, else to any) are dropped without a word, as the real
 	 * service was seen to do (hirosystems/chainhook#739): the match is counted in the hook's status

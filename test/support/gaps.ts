@@ -53,7 +53,7 @@ export interface GapResult {
 	script: ChainScript;
 	rows: LedgerRow[];
 	/** What happened, for the log line. */
-	faults: { outageSteps: number; outageMs: number; interruptions: number; disabledMs: number; silentDrops: number };
+	faults: { outageSteps: number; outageMs: number; interruptions: number; disabledMs: number; silentDrops: number; lostAnswers: number };
 	/** Blocks the trigger reported undone without their rollback (hash prefixes). */
 	undone: string[];
 	/**
@@ -154,7 +154,7 @@ export async function runGapSequence(
 	const outageSteps = 8 + Math.floor(rand() * 8);
 	const disableAt = at(0.4, 0.5);
 	const drops = new Set([at(0.55, 0.7), at(0.7, 0.8), at(0.8, 0.9)]);
-	const faults = { outageSteps, outageMs: 0, interruptions: 0, disabledMs: 0, silentDrops: 0 };
+	const faults = { outageSteps, outageMs: 0, interruptions: 0, disabledMs: 0, silentDrops: 0, lostAnswers: 0 };
 	const ledgerHook = () => setup.ledger.hookUuid;
 	const hookNow = () => emu.hooks().find((hook) => hook.definition.name === 'Ledger');
 
@@ -203,6 +203,7 @@ export async function runGapSequence(
 	await stream.sent();
 	const silent = emu.deliveries.slice(firstReport).filter((report) => report.silent);
 	faults.silentDrops = silent.length;
+	faults.lostAnswers = emu.deliveries.slice(firstReport).filter((report) => report.answerLost).length;
 	lastFault = Math.max(lastFault, ...silent.map((report) => report.at));
 	// The chain moves on meanwhile, as a real one does, with blocks that match nothing: the trigger replays no height
 	// near the tip before the chain has moved past it (planGaps.ts, SETTLED_DEPTH), and a stopped hook's gap ends
@@ -240,7 +241,7 @@ export function describeGapResult(label: string, result: GapResult, seed: number
 	const { faults } = result;
 	return (
 		`${label}: seed ${seed} (replay: GAPS_SEED=${seed}); ${result.script.steps.length} steps, ${counts.blocks} blocks, ${counts.reorgs} reorganisations (${counts.flipFlops} flip-flops), ` +
-		`${counts.lostAnswers} answers lost; n8n down ${(faults.outageMs / 1000).toFixed(1)} s over ${faults.outageSteps} steps (${faults.interruptions} interruption), ` +
+		`${faults.lostAnswers} answers lost (${counts.lostAnswers} in the script, one armed at a time); n8n down ${(faults.outageMs / 1000).toFixed(1)} s over ${faults.outageSteps} steps (${faults.interruptions} interruption), ` +
 		`hook disabled ${(faults.disabledMs / 1000).toFixed(1)} s, ${faults.silentDrops} deliveries dropped without a word; ledger ${result.rows.length} rows (chain ${counts.transfers}), ` +
 		`equal to the chain ${(result.settledAfterMs / 1000).toFixed(1)} s after the last fault (but for ${result.undone.length} block(s) reported undone without their rollback, ` +
 		`${result.unknowable.length} taken just before the kill, which no process could note); ` +

@@ -250,7 +250,8 @@ export async function backfill(setup: RecordSetup, from: number, to: number): Pr
 }
 
 /**
- * A script's steps sent into the emulator as the service would meet them: a lost answer armed, or the block or
+ * A script's steps sent into the emulator as the service would meet them: a lost answer armed (unless one is still
+ * armed), or the block or
  * reorganisation injected, with at most `ahead` deliveries unsettled (the emulator's stream, not the test, keeps
  * the order).
  */
@@ -265,7 +266,10 @@ export class ScriptStream {
 
 	async send(step: ChainScript['steps'][number]): Promise<void> {
 		if (step.kind === 'loseAnswer') {
-			this.emu.loseNextAnswers(1);
+			// A lost answer is the network failing one answer on its way back, as one is sent: one not lost yet (no delivery
+			// answered since, the hook stopped or the stream stalled) is not saved up to fall on the next delivery's retries
+			// with the others, which would interrupt the hook for a network that failed once a while ago.
+			if (this.emu.lostAnswersPending() === 0) this.emu.loseNextAnswers(1);
 			return;
 		}
 		const sent = step.kind === 'apply' ? this.emu.injectBlock(step.block) : this.emu.injectReorg(step.rollback, step.apply);
