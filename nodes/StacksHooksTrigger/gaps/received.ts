@@ -29,6 +29,12 @@ const INCARNATION = randomUUID();
 const MAX_ENTRIES = 5_000;
 /** Records of processes not heard of for this long are dropped from the static data. */
 const FORGET_AFTER_MS = 7 * 24 * 3600_000;
+/**
+ * A record's delivery taken again and again counts only if the process answered this long ago at the most: every live
+ * process answers each check's calls within seconds of the others, so a record older than this is of a process that
+ * missed the check (heard at the next), or that stopped.
+ */
+const REPEATING_HEARD_MS = 30_000;
 
 /** One distinct delivery. */
 export interface Taken {
@@ -153,9 +159,16 @@ function recordsIn(data: IDataObject): Record<string, ProcessRecord> {
 	return value && typeof value === 'object' && !Array.isArray(value) ? (value as unknown as Record<string, ProcessRecord>) : {};
 }
 
-function unionOf(records: Record<string, ProcessRecord>): Received {
+/**
+ * The union of every process's record. A delivery taken again and again (`repeating`) is told only from records heard
+ * of within REPEATING_HEARD_MS of `now`: one of a process that stopped (killed, restarted: its record stays for days)
+ * repeats nothing any more, and would hold the check's replays behind a delivery no process is taking.
+ */
+function unionOf(records: Record<string, ProcessRecord>, now: number): Received {
 	let repeating: Repeating | undefined;
-	for (const record of Object.values(records)) if (record.repeating && (!repeating || record.repeating.times > repeating.times)) repeating = record.repeating;
+	for (const record of Object.values(records)) {
+		if (record.repeating && now - record.at <= REPEATING_HEARD_MS && (!repeating || record.repeating.times > repeating.times)) repeating = record.repeating;
+	}
 	return { taken: union(Object.values(records).map((record) => record.taken)), ...(repeating && { repeating }) };
 }
 
@@ -175,7 +188,7 @@ export function keepReceived(ctx: IWebhookFunctions, floor: number, now = Date.n
 		records[INCARNATION] = { taken: [...seen.taken.values()], at: now, ...(seen.repeating && { repeating: seen.repeating }) };
 	}
 	data.received = records as unknown as IDataObject;
-	return { ...unionOf(records), by: INCARNATION, ...(seen?.lastAt !== undefined && { quietMs: now - seen.lastAt }) };
+	return { ...unionOf(records, now), by: INCARNATION, ...(seen?.lastAt !== undefined && { quietMs: now - seen.lastAt }) };
 }
 
 /**
@@ -193,7 +206,7 @@ export function localReceived(ctx: ITriggerFunctions, floor: number): Received |
 		...unionOf({
 			...recordsIn(ctx.getWorkflowStaticData('node')),
 			[INCARNATION]: { taken: [...seen.taken.values()], at: now, ...(seen.repeating && { repeating: seen.repeating }) },
-		}),
+		}, now),
 		...(seen.lastAt !== undefined && { quietMs: now - seen.lastAt }),
 	};
 }
