@@ -239,8 +239,13 @@ describe('several triggers of one account catch up after an n8n outage within th
 	const DOWN_EVERY_MS = 300;
 	/** The chain's pace from n8n's restart on. */
 	const BLOCK_EVERY_MS = 1_500;
-	/** From n8n's restart to every ledger equal to the chain, at the most. */
-	const SETTLE_LIMIT_MS = 120_000;
+	/**
+	 * From n8n's restart to every ledger equal to the chain, at the most. What this test claims is that they get there with
+	 * each height replayed once and no 429; how fast is bench row 8l's. Alone it takes 40 s; beside CI's other real-n8n
+	 * suite on two cores n8n runs the four workflows' executions several times slower (77 s, and once over 120 s, each
+	 * height replayed once all the same, the streams up to 42 s behind).
+	 */
+	const SETTLE_LIMIT_MS = 300_000;
 	/**
 	 * Above the heights a hook missed and the reorganisation margin: when the gap's end is taken from the height the service
 	 * was read at rather than from the first block n8n took after the repair (plan.ts), the heights mined between the
@@ -471,5 +476,5 @@ describe('several triggers of one account catch up after an n8n outage within th
 		} finally {
 			emu.configure({ rateLimit: GAPS_EMULATOR.rateLimit });
 		}
-	}, 5 * 60_000);
+	}, 9 * 60_000);
 });
