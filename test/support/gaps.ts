@@ -175,9 +175,11 @@ export async function runGapSequence(
 		if (downSince !== undefined && index === outageAt + outageSteps) {
 			// Longer than the service's retries: the stream gives up and interrupts the hook.
 			await stream.sent();
-			// (In queue mode the main's check may already have enabled it again: the last failed try is the sign.)
+			// (In queue mode the main's check may already have enabled it again: the last failed try is the sign, or the
+			// check's PATCH itself, when the failures that interrupted it were spread over several deliveries.)
 			const gaveUp = () =>
-				emu.deliveries.some((report) => report.hookUuid === ledgerHook() && report.at >= downSince! && report.error !== undefined && report.attempt > GAPS_EMULATOR.retryDelaysMs.length);
+				emu.deliveries.some((report) => report.hookUuid === ledgerHook() && report.at >= downSince! && report.error !== undefined && report.attempt > GAPS_EMULATOR.retryDelaysMs.length) ||
+				emu.requests.some((request) => request.at >= downSince! && request.method === 'PATCH' && request.path.endsWith(`/me/${ledgerHook()}/enabled`));
 			await until('the service giving up on the ledger hook', () => hookNow()?.status.status === 'interrupted' || gaveUp(), 30_000);
 			faults.interruptions++;
 			await opts.faults.revive();
