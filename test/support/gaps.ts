@@ -172,9 +172,13 @@ export async function runGapSequence(
 			downSince = Date.now();
 			unknowable.push(...takenJustBefore(emu, ledgerHook(), killedAt));
 		}
-		if (downSince !== undefined && index === outageAt + outageSteps) {
-			// Longer than the service's retries: the stream gives up and interrupts the hook.
+		// Longer than the service's retries: the stream gives up and interrupts the hook. Not before a delivery of the ledger
+		// hook failed: the script's blocks in the outage may match nothing, and then the service has nothing to give up on.
+		const failedSinceDown = async () => {
 			await stream.sent();
+			return emu.deliveries.some((report) => report.hookUuid === ledgerHook() && report.at >= downSince! && report.error !== undefined);
+		};
+		if (downSince !== undefined && index >= outageAt + outageSteps && (await failedSinceDown())) {
 			// (In queue mode the main's check may already have enabled it again: the last failed try is the sign, or the
 			// check's PATCH itself, when the failures that interrupted it were spread over several deliveries.)
 			const gaveUp = () =>
@@ -184,6 +188,7 @@ export async function runGapSequence(
 			faults.interruptions++;
 			await opts.faults.revive();
 			faults.outageMs = Date.now() - downSince;
+			faults.outageSteps = index - outageAt;
 			lastFault = Date.now();
 			downSince = undefined;
 		}
@@ -203,6 +208,7 @@ export async function runGapSequence(
 		if (step.kind !== 'loseAnswer') await sleep(40);
 	}
 	await stream.sent();
+	if (downSince !== undefined) throw new Error(`no delivery of the ledger hook failed from the outage at step ${outageAt} to the script's end: a script that matches nothing`);
 	const silent = emu.deliveries.slice(firstReport).filter((report) => report.silent);
 	faults.silentDrops = silent.length;
 	faults.lostAnswers = emu.deliveries.slice(firstReport).filter((report) => report.answerLost).length;
