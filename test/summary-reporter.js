@@ -1,15 +1,19 @@
 /**
  * Keeps one plain closing line that any CI can read, "tests: N passed, N failed"
  * (", N skipped" when some were), in .build/test-summary.txt; .ci/run prints it
- * last, after jest's own summary. Above it, each failed test's name and the head
- * of its message: a CI that keeps only the start and the end of a long log still
- * says what failed.
+ * last, after jest's own summary. Above it, each failed test's name and the start
+ * and end of its message: a CI that keeps only the start and the end of a long log
+ * still says what failed, and why.
  */
 const fs = require('fs');
 const path = require('path');
 
-/** Lines of each failure message kept: the assertion and its diff, not the stack. */
-const MESSAGE_LINES = 24;
+/**
+ * Lines of each failure message kept, stack frames left out: its first lines (the assertion and
+ * its diff) and its last (where a process's output, quoted last, says why it ended).
+ */
+const HEAD_LINES = 8;
+const TAIL_LINES = 16;
 // jest colours its messages.
 const ANSI = /\u001b\[[0-9;]*m/g;
 
@@ -38,7 +42,12 @@ class SummaryReporter {
 }
 
 function head(message) {
-	return message.replace(ANSI, '').split('\n').slice(0, MESSAGE_LINES).map((line) => `    ${line}`).join('\n');
+	const lines = message.replace(ANSI, '').split('\n').filter((line) => !/^\s+at /.test(line));
+	const kept =
+		lines.length <= HEAD_LINES + TAIL_LINES
+			? lines
+			: [...lines.slice(0, HEAD_LINES), `[… ${lines.length - HEAD_LINES - TAIL_LINES} lines …]`, ...lines.slice(-TAIL_LINES)];
+	return kept.map((line) => `    ${line}`).join('\n');
 }
 
 module.exports = SummaryReporter;

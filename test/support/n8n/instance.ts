@@ -11,7 +11,6 @@
 import { type ChildProcess } from 'child_process';
 import { randomBytes } from 'crypto';
 import * as fs from 'fs';
-import * as net from 'net';
 import * as os from 'os';
 import * as path from 'path';
 import { setTimeout as sleep } from 'timers/promises';
@@ -20,19 +19,9 @@ import { Agent } from 'undici';
 import { expectOk, httpRequest, N8nApi, N8nHttpError, type Requester } from './api';
 import { ensureHost, hostNodeEnv, type HostPaths } from './hosts/provision';
 import { n8nMajor } from './hosts/versions';
-import { eachLine, hasExited, signalGroup, startProcess, stopProcess } from './process';
+import { freePort } from '../ports';
+import { eachLine, hasExited, outputEnded, signalGroup, startProcess, stopProcess } from './process';
 import { selfSignedPair } from './tls';
-
-/** A TCP port free on 127.0.0.1 now: the OS picks it (port 0), the few lines a library would hold. */
-export function freePort(): Promise<number> {
-	return new Promise((resolve, reject) => {
-		const server = net.createServer().unref().on('error', reject);
-		server.listen(0, '127.0.0.1', () => {
-			const { port } = server.address() as net.AddressInfo;
-			server.close(() => resolve(port));
-		});
-	});
-}
 
 /** Which n8n command runs: the main process (editor, activation), a webhook process or a worker (queue mode). */
 export type N8nRole = 'main' | 'webhook' | 'worker';
@@ -192,6 +181,7 @@ export async function startN8nProcess(opts: StartOptions = {}) {
 
 	const launch = async (): Promise<void> => {
 		child = startProcess(host.node, [host.n8nBin, ...args], { cwd: userFolder, env: { ...inheritedEnv(host), ...env } });
+		const launchedAt = Date.now();
 		stopping = undefined;
 		// n8n's readiness check answers once the database is up, which can be before it serves: a main
 		// before its REST API is mounted (1.123) and its published workflows are active, a webhook
@@ -209,9 +199,10 @@ export async function startN8nProcess(opts: StartOptions = {}) {
 		const timeoutMs = opts.readyTimeoutMs ?? 180_000;
 		for (const deadline = Date.now() + timeoutMs; ; await sleep(250)) {
 			if (spawnError || hasExited(child)) {
-				await sleep(200); // the last output
+				await outputEnded(child, 5000);
 				const how = spawnError?.message ?? `exit ${child.signalCode ?? child.exitCode}`;
-				throw new Error(`n8n ${args[0]} exited before it was ready (${how}).\n${tail()}`);
+				const after = `${((Date.now() - launchedAt) / 1000).toFixed(1)} s after it was started`;
+				throw new Error(`n8n ${args[0]} exited before it was ready (${how}, ${after}).\n${tail()}`);
 			}
 			if (Date.now() > deadline) {
 				await stopProcess(child, 2000);

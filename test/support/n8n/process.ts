@@ -130,6 +130,17 @@ export function eachLine(child: ChildProcess, log: (line: string) => void): void
 	for (const stream of [child.stdout, child.stderr]) if (stream) readline.createInterface({ input: stream }).on('line', log);
 }
 
+/**
+ * Resolves once the child's stdout and stderr have ended (every line it wrote was read), or after
+ * `timeoutMs`: 'exit' can come before the last lines, and a loaded machine reads them late.
+ */
+export async function outputEnded(child: ChildProcess, timeoutMs: number): Promise<void> {
+	const ended = [child.stdout, child.stderr].map((stream) =>
+		!stream || stream.readableEnded || stream.destroyed ? Promise.resolve() : new Promise<void>((resolve) => stream.once('close', () => resolve())),
+	);
+	await Promise.race([Promise.all(ended), sleep(timeoutMs, undefined, { ref: false })]);
+}
+
 /** SIGTERM, SIGKILL of the whole group after `graceMs`; then up to 3 s for what it spawned to end, and SIGKILL. */
 export async function stopProcess(child: ChildProcess, graceMs: number): Promise<void> {
 	const pgid = child.pid;
