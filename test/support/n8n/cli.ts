@@ -6,7 +6,8 @@ import * as os from 'os';
 import * as path from 'path';
 
 import type { WorkflowJson } from './api';
-import { freePort, inheritedEnv, type N8nInstance } from './instance';
+import { inheritedEnv, type N8nInstance } from './instance';
+import { freePort } from '../ports';
 import { run, runError } from './process';
 
 export interface RunOnceResult {

@@ -15,7 +15,8 @@ import * as os from 'os';
 import * as path from 'path';
 
 import type { Emulator } from '../../emulator';
-import { freePort, type N8nInstance, type N8nProcess, startN8n, startN8nProcess, type StartOptions } from './instance';
+import { type N8nInstance, type N8nProcess, startN8n, startN8nProcess, type StartOptions } from './instance';
+import { freePort } from '../ports';
 import { installPackage, packPackage } from './package';
 import { type Postgres, type Server, startPostgres, startRedis } from './servers';
 import { emulatorWithCredential, type EmulatorAccountOptions } from './stack';
