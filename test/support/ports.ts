@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- test code: it runs in Node, not inside n8n (CONTRIBUTING.md, Commands) */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: it runs in Node, not inside n8n (CONTRIBUTING.md, Commands) */
 /**
  * Ports for servers the tests start later (n8n and its task broker, Redis, PostgreSQL, the load
  * balancer's back ends): free now, and still free when the server binds them, seconds later.
@@ -8,15 +8,16 @@
  * after the migrations, 10 s or more on a loaded machine) an `npm ci` beside it can take it, and n8n
  * exits at once ("n8n Task Broker's port … is already in use"). So these come from below the
  * ephemeral range, where no connection and no `listen(0)` lands, and each is reserved across the
- * processes of a run (the jest workers, `npm start`) by a folder made with mkdir, which is atomic,
- * holding the owner's pid; a dead owner's ports are taken over. Written by hand: port libraries
- * (get-port, portfinder) keep their reservations inside one process.
+ * processes of a run (the jest workers, `npm start`) as crossProcessLock.ts takes a lock: a folder
+ * made with mkdir holding the owner's pid; a dead owner's ports are taken over. Written by hand:
+ * port libraries (get-port, portfinder) keep their reservations inside one process.
  */
 import * as fs from 'fs';
 import * as net from 'net';
 import * as os from 'os';
 import * as path from 'path';
 
+import { takeFolder } from './crossProcessLock';
 import { atExit } from './n8n/process';
 
 const RESERVED = path.join(os.tmpdir(), 'stacks-hooks-ports');
@@ -35,33 +36,10 @@ function ephemeralStart(): number {
 	return 32_768;
 }
 
-function isAlive(pid: number): boolean {
-	try {
-		process.kill(pid, 0);
-		return true;
-	} catch (error) {
-		return (error as NodeJS.ErrnoException).code === 'EPERM';
-	}
-}
-
 /** Takes `port` for this process, unless a living process holds it. */
 function reserve(port: number): boolean {
 	const dir = path.join(RESERVED, String(port));
-	try {
-		fs.mkdirSync(dir);
-	} catch (error) {
-		if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-		let owner = NaN;
-		try {
-			owner = Number(fs.readFileSync(path.join(dir, 'pid'), 'utf8'));
-		} catch {
-			return false; // being written or removed
-		}
-		if (!(owner > 0) || isAlive(owner)) return false;
-		fs.rmSync(dir, { recursive: true, force: true });
-		return reserve(port);
-	}
-	fs.writeFileSync(path.join(dir, 'pid'), String(process.pid));
+	if (!takeFolder(dir).taken) return false;
 	if (mine.size === 0) atExit(() => mine.forEach((own) => fs.rmSync(own, { recursive: true, force: true })));
 	mine.add(dir);
 	return true;
