@@ -25,13 +25,13 @@ import type { RequestContext } from '../../shared/transport/context';
 import { nodeKey } from '../nodeKey';
 import { keptDigest, type PresentedSecrets } from './consumerSecret';
 
-/** The least time between two reads of the secret caused by deliveries, per trigger node. */
+/** The least time between two reads of the secret caused by deliveries, per trigger node, from one's answer to the next. */
 export const REFRESH_INTERVAL_MS = 60_000;
 
 /** `staticData.consumerSecret`. */
 interface Kept {
 	sha256?: string;
-	/** When a delivery last caused a read (ms since the epoch); shared by n8n's processes through the database. */
+	/** When the last read a delivery caused was answered (ms since the epoch); shared by n8n's processes through the database. */
 	refreshedAt?: number;
 }
 
@@ -54,6 +54,7 @@ export async function keepSecret(ctx: IHookFunctions, connection: Connection): P
 
 /** The last read caused by a delivery, in this process, per trigger node. */
 interface Read {
+	/** When it began, then when its answer came. */
 	at: number;
 	/** The kept digest the read replaced: its result only stands in for a static data that still holds it. */
 	replaced: string | undefined;
@@ -82,8 +83,12 @@ export async function isAuthentic(ctx: IWebhookFunctions, presented: PresentedSe
 	const read: Read = { at: now, replaced: kept.sha256, sha256: readAgain(ctx, kept.sha256) };
 	reads.set(key, read);
 	const found = await read.sha256;
+	// The minute runs from the answer, which came after the service took the request: the next read
+	// reaches the service a minute after this one at least, however long this one took on its way.
+	const answeredAt = Date.now();
+	read.at = answeredAt;
 	read.sha256 = found;
-	data.consumerSecret = { sha256: found ?? kept.sha256, refreshedAt: now };
+	data.consumerSecret = { sha256: found ?? kept.sha256, refreshedAt: answeredAt };
 	return found !== undefined && presented.match(found);
 }
 

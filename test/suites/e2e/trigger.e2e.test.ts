@@ -488,10 +488,11 @@ describe('The consumer secret, with the API key only in the credential', () => {
 		expect(statuses.filter((status) => status === 401)).toHaveLength(FLOOD);
 		// The promise, however long the flood takes on this machine (bench row 1c measures how fast n8n
 		// refuses): the first wrong secret makes the trigger read the secret once, and no second read
-		// comes within a minute of the one before (give or take a request's way to the service). A flood
-		// within a minute is answered with exactly one read.
+		// reaches the service within a minute of the one before (the trigger counts the minute from the
+		// answer, after the service took the request). A flood within a minute is answered with exactly
+		// one read.
 		expect(reads.length).toBeGreaterThanOrEqual(1);
-		expect(reads.slice(1).map((at, i) => at - reads[i]).filter((gap) => gap < 59_000)).toEqual([]);
+		expect(reads.slice(1).map((at, i) => at - reads[i]).filter((gap) => gap < 60_000)).toEqual([]);
 		lastRead = reads[reads.length - 1];
 		await expectNoNewExecution(id, 1);
 	});
@@ -519,11 +520,13 @@ describe('The consumer secret, with the API key only in the credential', () => {
 		// A minute after the flood's last read, give or take one 3 s retry and a loaded machine's delays.
 		expect(acceptedAt! - lastRead).toBeLessThan(68_000);
 		// The flood's minute, carried on by the refusals of the new secret: they read nothing, and the one
-		// read since the flood's, the one that found the new secret, came no sooner than a minute after it.
+		// read since the flood's, the one that found the new secret, came no sooner than a minute after it
+		// (CI once saw 58.2 s, when the minute ran from the read's start and the flood's read was 1.8 s on
+		// its way).
 		expect(refused).toBeGreaterThan(0);
 		const readsSince = secretReadTimes().filter((at) => at > lastRead);
 		expect(readsSince).toHaveLength(1);
-		expect(readsSince[0] - lastRead).toBeGreaterThanOrEqual(59_000);
+		expect(readsSince[0] - lastRead).toBeGreaterThanOrEqual(60_000);
 		const executions = await n8n.api.waitForExecutions(id, 2);
 		expect(executions).toHaveLength(2);
 
