@@ -51,8 +51,6 @@ export interface Server {
 	dataDir: string;
 	/** SIGTERM, SIGKILL after a grace period; removes the data folder. Idempotent. */
 	stop(): Promise<void>;
-	/** The last 30 lines the server printed (for an error that may be the server's). */
-	tail(): string;
 }
 
 /** Lines printed by a server, kept for the error when it does not come up. */
@@ -66,7 +64,7 @@ function started(cmd: string, args: string[], options: Parameters<typeof startPr
 	return { child, tail: () => lines.slice(-30).join('\n') };
 }
 
-function serverHandle(child: ChildProcess, port: number, dataDir: string, tail: () => string): Server {
+function serverHandle(child: ChildProcess, port: number, dataDir: string): Server {
 	let stopping: Promise<void> | undefined;
 	const removeData = () => fs.rmSync(dataDir, { recursive: true, force: true });
 	atExit(removeData);
@@ -76,7 +74,6 @@ function serverHandle(child: ChildProcess, port: number, dataDir: string, tail: 
 		process: child,
 		dataDir,
 		stop: () => (stopping ??= stopProcess(child, 10_000).then(removeData)),
-		tail,
 	};
 }
 
@@ -103,7 +100,7 @@ export async function startRedis(log: Log = defaultLog): Promise<Server> {
 		const pong = await run(cli, ['-h', '127.0.0.1', '-p', String(port), 'ping'], { cwd: dataDir, timeoutMs: 5000 }).catch(() => undefined);
 		return pong?.stdout.trim() === 'PONG';
 	});
-	return serverHandle(child, port, dataDir, tail);
+	return serverHandle(child, port, dataDir);
 }
 
 /** The uid and gid of a system user, from /etc/passwd. */
@@ -160,7 +157,7 @@ export async function startPostgres(database: string, log: Log = defaultLog): Pr
 	}
 	const psql = fs.existsSync('/usr/bin/psql') ? '/usr/bin/psql' : path.join(bin, 'psql');
 	return {
-		...serverHandle(child, port, dataDir, tail),
+		...serverHandle(child, port, dataDir),
 		database,
 		user: 'postgres',
 		async query(sql: string, inDatabase = database): Promise<string[][]> {
