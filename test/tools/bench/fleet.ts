@@ -3,13 +3,13 @@
  * Part 8, row 8l: a fleet of triggers on one account through a restart of n8n. Ten workflows (the
  * beta's limit of hooks per account), each the trigger example with a hook of its own, in one n8n
  * (regular mode) against an emulator that holds the account to the free tier's 100 requests per
- * window, the window scaled from a minute down to WINDOW_MS (the outage scaled with it: what is
- * measured is the number of windows, not seconds). n8n is stopped, OUTAGE_BLOCKS blocks matching every
+ * window, the window scaled from a minute down to `FLEET.windowMs` (the outage scaled with it: what is
+ * measured is the number of windows, not seconds). n8n is stopped, `FLEET.outageBlocks` blocks matching every
  * hook are mined (the service gives up on the deliveries and interrupts every hook), and n8n is started
  * again with no user action. Measured: the time from n8n ready until every matching block reached
  * every workflow, against the floor, each missed height and the reorganisation margin evaluated once
  * at half the limit (the other half is kept for everything else the account does: pacing.ts); requests answered 429; activations
- * that failed; hooks per workflow afterwards. A block every BLOCK_MS meanwhile: the chain moves on.
+ * that failed; hooks per workflow afterwards. A block every `FLEET.blockMs` meanwhile: the chain moves on.
  */
 import { setTimeout as sleep } from 'timers/promises';
 
@@ -29,7 +29,6 @@ import { type Row, verdict } from './util';
  * window, and no window is lost to a 429 or a wait.
  */
 const FLEET = { hooks: 10, limit: 100, windowMs: 10_000, outageBlocks: 30, blockMs: 2_000, checkMinutes: 0.2, target: 1.5 };
-const { limit: LIMIT, windowMs: WINDOW_MS, outageBlocks: OUTAGE_BLOCKS, blockMs: BLOCK_MS, checkMinutes: FLEET_CHECK_MINUTES, target: TARGET } = FLEET;
 
 export async function fleetRows(log: (msg: string) => void, hooks = FLEET.hooks): Promise<Row[]> {
 	const stack = await startStack({
@@ -37,25 +36,25 @@ export async function fleetRows(log: (msg: string) => void, hooks = FLEET.hooks)
 		consumerSecret: SECRET,
 		credentialName: 'Stacks Hooks API',
 		// The service gives up on a delivery after a few seconds of retries, and interrupts the hook.
-		emulator: { rateLimit: { limit: LIMIT, windowMs: WINDOW_MS }, retryDelaysMs: [250, 500, 1000], interruptAfterFailures: 3 },
+		emulator: { rateLimit: { limit: FLEET.limit, windowMs: FLEET.windowMs }, retryDelaysMs: [250, 500, 1000], interruptAfterFailures: 3 },
 	});
 	try {
 		const { emu, n8n } = stack;
 		const { mine, tip } = chainOn(emu, 800_000);
 		const workflows: Watch[] = [];
-		for (let i = 0; i < hooks; i++) workflows.push(await addTrigger(n8n.api, stack.credential, 1, `Bench fleet ${i + 1}`, { healthCheckMinutes: FLEET_CHECK_MINUTES }));
+		for (let i = 0; i < hooks; i++) workflows.push(await addTrigger(n8n.api, stack.credential, 1, `Bench fleet ${i + 1}`, { healthCheckMinutes: FLEET.checkMinutes }));
 		const hooksOf = (hookName: string) => emu.hooks().filter((hook) => hook.definition.name === hookName);
 		const delivered = (uuid: string) => new Set(emu.deliveries.filter((report) => report.hookUuid === uuid && report.status === 200).map((report) => report.blockHeight));
 		// Every hook delivering: a few blocks, all delivered.
 		for (let i = 0; i < 5; i++) {
 			await mine(EXAMPLE_SENDER);
-			await sleep(BLOCK_MS);
+			await sleep(FLEET.blockMs);
 		}
-		log(`part 8: ${hooks} triggers on one account, n8n stopped for ${OUTAGE_BLOCKS} blocks`);
+		log(`part 8: ${hooks} triggers on one account, n8n stopped for ${FLEET.outageBlocks} blocks`);
 		await n8n.stop();
 		const outage: number[] = [];
 		// Not awaited: a block's delivery reports come after the service's retries (or the replays queued before it).
-		for (let i = 0; i < OUTAGE_BLOCKS; i++) {
+		for (let i = 0; i < FLEET.outageBlocks; i++) {
 			void mine(EXAMPLE_SENDER);
 			outage.push(tip());
 			await sleep(200);
@@ -78,7 +77,7 @@ export async function fleetRows(log: (msg: string) => void, hooks = FLEET.hooks)
 		for (const deadline = Date.now() + 10 * 60_000; !done() && Date.now() < deadline; ) {
 			void mine(EXAMPLE_SENDER);
 			minedAt.set(tip(), Date.now());
-			await sleep(BLOCK_MS);
+			await sleep(FLEET.blockMs);
 		}
 		await restart;
 		const caughtUp = done();
@@ -91,11 +90,11 @@ export async function fleetRows(log: (msg: string) => void, hooks = FLEET.hooks)
 		const failedActivations = active.filter((on) => !on).length + (n8n.logs().match(/could not be activated|activation.*(fail|error)/gi)?.length ?? 0);
 		const extraHooks = workflows.reduce((sum, { hookName }) => sum + Math.max(0, hooksOf(hookName).length - 1), 0);
 		// The floor (README, Nothing missed): every missed height evaluated once, and the reorganisation margin, at half of each window.
-		const floorMs = ((missed + REORG_MARGIN * hooks) / (LIMIT / 2)) * WINDOW_MS;
+		const floorMs = ((missed + REORG_MARGIN * hooks) / (FLEET.limit / 2)) * FLEET.windowMs;
 		const tookMs = doneAt - (ready ?? restartedAt);
 		const ratio = tookMs / floorMs;
 		const correct = caughtUp && limited === 0 && failedActivations === 0 && extraHooks === 0;
-		if (!correct || ratio > TARGET) {
+		if (!correct || ratio > FLEET.target) {
 			// What the first hook's trigger said and was replayed, to read why.
 			const first = hooksOf(workflows[0].hookName)[0];
 			const evaluated = requests.filter((r) => first && r.path.endsWith(`/me/${first.uuid}/evaluate`)).map((r) => (r.body as { block_height?: unknown }).block_height);
@@ -104,13 +103,13 @@ export async function fleetRows(log: (msg: string) => void, hooks = FLEET.hooks)
 		return [
 			{
 				id: '8l',
-				what: `${hooks} triggers on one account, n8n stopped for ${OUTAGE_BLOCKS} blocks and started again: time until every workflow has every block`,
+				what: `${hooks} triggers on one account, n8n stopped for ${FLEET.outageBlocks} blocks and started again: time until every workflow has every block`,
 				figure: caughtUp ? `${(tookMs / 1000).toFixed(1)} s` : `not caught up in ${(tookMs / 1000).toFixed(0)} s`,
-				reference: `${(floorMs / 1000).toFixed(1)} s: (${missed} missed heights + ${REORG_MARGIN} a hook) at ${LIMIT / 2} per ${WINDOW_MS / 1000} s`,
+				reference: `${(floorMs / 1000).toFixed(1)} s: (${missed} missed heights + ${REORG_MARGIN} a hook) at ${FLEET.limit / 2} per ${FLEET.windowMs / 1000} s`,
 				ratio,
-				target: `≤ ${TARGET}×; 0 × 429, 0 activations failed`,
-				verdict: correct ? verdict(ratio <= TARGET) : 'FAIL',
-				raw: `the emulator at ${LIMIT} requests per ${WINDOW_MS / 1000} s (the free tier's 100 a minute, the window scaled down ${60_000 / WINDOW_MS}×: the figure counts windows); from n8n ready (${(((ready ?? restartedAt) - restartedAt) / 1000).toFixed(1)} s after the restart began): ${requests.length} requests, ${evaluations} evaluations for ${missed} missed heights (${(evaluations / Math.max(1, missed)).toFixed(2)} a height), ${limited} answered 429, ${failedActivations} activations failed, ${extraHooks} extra hooks, ${active.filter(Boolean).length}/${hooks} workflows active`,
+				target: `≤ ${FLEET.target}×; 0 × 429, 0 activations failed`,
+				verdict: correct ? verdict(ratio <= FLEET.target) : 'FAIL',
+				raw: `the emulator at ${FLEET.limit} requests per ${FLEET.windowMs / 1000} s (the free tier's 100 a minute, the window scaled down ${60_000 / FLEET.windowMs}×: the figure counts windows); from n8n ready (${(((ready ?? restartedAt) - restartedAt) / 1000).toFixed(1)} s after the restart began): ${requests.length} requests, ${evaluations} evaluations for ${missed} missed heights (${(evaluations / Math.max(1, missed)).toFixed(2)} a height), ${limited} answered 429, ${failedActivations} activations failed, ${extraHooks} extra hooks, ${active.filter(Boolean).length}/${hooks} workflows active`,
 			},
 		];
 	} finally {
