@@ -251,9 +251,8 @@ export async function backfill(setup: RecordSetup, from: number, to: number): Pr
 
 /**
  * A script's steps sent into the emulator as the service would meet them: a lost answer armed (unless one is still
- * armed), or the block or
- * reorganisation injected, with at most `ahead` deliveries unsettled (the emulator's stream, not the test, keeps
- * the order).
+ * armed), or the block or reorganisation injected, with at most `ahead` deliveries unsettled (the emulator's stream,
+ * not the test, keeps the order).
  */
 export class ScriptStream {
 	private readonly pending: Array<Promise<unknown>> = [];

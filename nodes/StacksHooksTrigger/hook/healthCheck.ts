@@ -87,17 +87,18 @@ export async function checkHookAndGaps(
 	// 1. What n8n took, before the hook is read: the blocks counted were all evaluated before that read (gaps/plan.ts).
 	const heardBefore = await hear(ctx, connection, memory, settings.internalAddress);
 	// 2. The hook read, and brought back if it stopped; in the node's turn, so that deactivation never waits for a replay.
-	const checked = await repairHook(ctx, params, connection);
-	const { hookId } = checked;
-	if (!checked.connection || !hookId) return { outcome: checked.outcome };
+	const repaired = await repairHook(ctx, params, connection);
+	const { hookId } = repaired;
+	if (!repaired.connection || !hookId) return { outcome: repaired.outcome };
+	const checked = { ...repaired, hookId };
 	// (With no hook kept before the repair found one, heard now.)
 	const heard = heardBefore ?? (await hear(ctx, connection, memory, settings.internalAddress));
 	// 3. Which heights may be missing, and which to replay now.
-	const plan = planGaps(ctx, connection, memory, { ...checked, hookId }, heard, settings);
+	const plan = planGaps(ctx, connection, memory, checked, heard, settings);
 	// 4. The plan kept, then the replays.
 	const gaps = await replayGaps(ctx, connection, memory, plan, { hookId, internalAddress: settings.internalAddress, stillOpen: opts.stillOpen ?? (() => true) });
 	// 5. The incidents this check saw: the Error Workflow for each that began.
-	tellUser(ctx, memory, { ...checked, hookId }, gaps, settings.stallMinutes);
+	tellUser(ctx, memory, checked, gaps, settings.stallMinutes);
 	return { outcome: checked.outcome, gaps };
 }
 
