@@ -8,7 +8,7 @@
  * in memory, without the static data (which only a call to the trigger's own webhook brings up to date,
  * and which n8n may not be able to make: ownWebhook.ts).
  */
-import type { IHookFunctions, ITriggerFunctions } from 'n8n-workflow';
+import type { IDataObject, IHookFunctions, ITriggerFunctions } from 'n8n-workflow';
 
 import type { Hook } from '../../shared/schemas';
 
@@ -48,21 +48,51 @@ export function runningGapState(key: string): GapState | undefined {
 }
 
 /**
- * Hooks that activation found stopped (interrupted, disabled) and enabled again, as read then, per node: n8n
- * activates a workflow at its start too, so after an outage it is activation, not the health check, that brings
- * the hook back, and the check must still replay what it missed (plan.ts: a repair). Same process: activation
- * and trigger() both run on the main (the leader of several).
+ * A hook that activation found stopped (interrupted, disabled) and enabled again, as read then: n8n activates a workflow
+ * at its start too, so after an outage it is activation, not the health check, that brings the hook back, and the check
+ * must still replay what it missed (plan.ts: a repair), from the service's record of where it stopped.
+ *
+ * Kept in the static data, where n8n saves it once the activation's webhooks are added (active-workflow-manager.js,
+ * `addWebhooks`: `saveStaticData(workflow)`), and where trigger() finds it: n8n hands both the one workflow it loaded.
+ * So a restart before the first check after an activation (a crash loop, an upgrade retried) still finds it. Until a
+ * check has taken it into its state and that state is kept (`forgetHandledStop`), a later activation that finds the hook
+ * stopped again keeps the first stop's record: the gap begins there.
  */
-const stoppedAtActivation = new Map<string, Hook>();
-
-export function noteStoppedAtActivation(ctx: IHookFunctions, hook: Hook): void {
-	if (ctx.getMode() !== 'manual') stoppedAtActivation.set(nodeKey(ctx), hook);
+export interface StopNote {
+	hookId: string;
+	/** The hook's status fields as read before it was enabled again. */
+	status: Hook['status'];
 }
 
-/** The hook `hookId` as activation found it stopped, once; undefined when it did not (or found another hook). */
-export function takeStoppedAtActivation(ctx: ITriggerFunctions, hookId: string): Hook | undefined {
-	const key = nodeKey(ctx);
-	const hook = stoppedAtActivation.get(key);
-	stoppedAtActivation.delete(key);
-	return hook?.uuid === hookId ? hook : undefined;
+const STOP_KEY = 'stoppedAtActivation';
+
+function stopNoteIn(data: IDataObject): StopNote | undefined {
+	const note = data[STOP_KEY] as Partial<StopNote> | undefined;
+	return note && typeof note.hookId === 'string' && typeof note.status === 'object' && note.status !== null ? (note as StopNote) : undefined;
+}
+
+const evaluatedOf = (status: Hook['status']) => (typeof status.evaluated_block_count === 'number' ? status.evaluated_block_count : 0);
+
+export function noteStoppedAtActivation(ctx: IHookFunctions, hook: Hook): void {
+	if (ctx.getMode() === 'manual') return;
+	const data = ctx.getWorkflowStaticData('node');
+	const earlier = stopNoteIn(data);
+	if (earlier?.hookId === hook.uuid) return;
+	data[STOP_KEY] = { hookId: hook.uuid, status: { ...hook.status } } as unknown as IDataObject;
+}
+
+/** The hook `hookId` as activation found it stopped, once per stop; undefined when it did not (or found another hook). */
+export function takeStoppedAtActivation(ctx: ITriggerFunctions, memory: CheckState, hookId: string): Hook['status'] | undefined {
+	const note = stopNoteIn(ctx.getWorkflowStaticData('node'));
+	if (!note || note.hookId !== hookId) return undefined;
+	const evaluated = evaluatedOf(note.status);
+	if (memory.state.handledStop !== undefined && memory.state.handledStop >= evaluated) return undefined;
+	memory.state.handledStop = evaluated;
+	return note.status;
+}
+
+/** Where the check's state is kept: a stop note it has taken is dropped with it (both are saved in the one write). */
+export function forgetHandledStop(data: IDataObject, state: GapState): void {
+	const note = stopNoteIn(data);
+	if (note && state.handledStop !== undefined && state.handledStop >= evaluatedOf(note.status)) delete data[STOP_KEY];
 }

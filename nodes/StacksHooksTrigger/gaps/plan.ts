@@ -91,7 +91,9 @@ export interface GapState {
 	 * past `at`; `fromHookStart` when `from` is the hook's first block for want of anything known. `resumedFrom`: the
 	 * counts of the hook that delivers now, as they stood when it was brought back, when known (Observation).
 	 */
-	stopped?: { from: number; at: number; fromHookStart?: true; resumedFrom?: Counts };
+	stopped?: { from: number; at: number; fromHookStart?: true; unknownStart?: UnknownStart; resumedFrom?: Counts };
+	/** The hook's evaluated-block count in the last stop that activation found and the check took (checkState.ts): not taken twice. */
+	handledStop?: number;
 	/** Heights to replay, ascending, not overlapping. */
 	pending: Range[];
 	/** Checks in a row that verified matched blocks of which nothing arrived, with nothing taken between them (DRY_CHECKS). */
@@ -114,6 +116,15 @@ export interface TakenDelivery {
 	p?: number[];
 }
 
+/**
+ * Where a stopped hook's gap began could not be told (nothing kept of what reached n8n, and the hook too old to replay
+ * from its first block): the service's record it was taken from, the height it had evaluated and its last match then.
+ */
+export interface UnknownStart {
+	stoppedAt: number;
+	lastMatch?: number;
+}
+
 /** A hook's counts at the service: matches (`occurrence_count`) and evaluations (`evaluated_block_count`). */
 export interface Counts {
 	occurrences: number;
@@ -131,6 +142,12 @@ export interface Observation {
 	 * when it was enabled again; zero, when it was registered anew); undefined when not known (a hook taken over).
 	 */
 	resumedFrom?: Counts;
+	/**
+	 * With `repaired`: the service's record of where the hook stopped delivering (its status as read before it was brought
+	 * back, the first stop's when activation and the check each found one): the height it had evaluated and the height
+	 * of its last match. Absent for a hook found deleted.
+	 */
+	stopRecord?: { height: number | null; lastMatch: number | null };
 	/** The status as read, before any repair (a deleted hook: null and 0). */
 	evaluatedHeight: number | null;
 	evaluatedCount: number;
@@ -151,7 +168,7 @@ export interface Observation {
 
 export type Finding =
 	/** `fromHookStart`: nothing was known of what arrived before the hook stopped, so the range starts at its first block. */
-	| { kind: 'stopped'; range: Range; fromHookStart?: true }
+	| { kind: 'stopped'; range: Range; fromHookStart?: true; unknownStart?: UnknownStart }
 	| { kind: 'missing'; range: Range; matched: number; arrived: number }
 	/** A window with matches in which, or in the one after, the service evaluated blocks again (a reorganisation, a Backfill by hand): its count cannot be trusted, so it is replayed. */
 	| { kind: 'reevaluated'; range: Range; matched: number }
@@ -239,11 +256,30 @@ export function takeHeights(pending: Range[], limit: number): { now: Range[]; le
 const atLeastZero = (height: number) => Math.max(0, height);
 const isReplayed = (delivery: TakenDelivery) => (delivery.p?.length ?? 0) > 0;
 
-/** The highest height of a block n8n took other than by the check's replays. */
-export function highestTaken(taken: TakenDelivery[]): number | undefined {
+/** The highest height of a block n8n took other than by the check's replays, at or below `upTo`. */
+export function highestTaken(taken: TakenDelivery[], upTo = Number.POSITIVE_INFINITY): number | undefined {
 	let highest: number | undefined;
-	for (const delivery of taken) if (!isReplayed(delivery)) for (const [height] of delivery.a) highest = Math.max(highest ?? height, height);
+	for (const delivery of taken) if (!isReplayed(delivery)) for (const [height] of delivery.a) if (height <= upTo) highest = Math.max(highest ?? height, height);
 	return highest;
+}
+
+/**
+ * Where a stopped hook's gap begins: the lowest candidate (a height known complete, less the reorganisation margin; the
+ * highest block taken before the stop; an earlier stop's start). With nothing known of what arrived before (the first
+ * start of this version, the static data lost), a hook short-lived enough is taken from its first block, which is
+ * certain (`fromHookStart`); an older one from the service's own record: its last match before it stopped (the delivery
+ * it gave up on was of that block or of one before; the reorganisation margin below it). The service's record does not
+ * tell whether deliveries failed before that one: `unknownStart` says what it was taken from, for the alert.
+ */
+function startUnknown(seen: Observation, before: GapState['stopped'], candidates: number[], known: boolean): Pick<NonNullable<GapState['stopped']>, 'from' | 'fromHookStart' | 'unknownStart'> {
+	const young = firstCheckStart(seen);
+	const inherited = before?.unknownStart ? { unknownStart: before.unknownStart } : before?.fromHookStart ? { fromHookStart: true as const } : {};
+	if (candidates.length > 0) return { from: Math.min(...candidates), ...(!known && (young !== undefined ? { fromHookStart: true as const } : inherited)) };
+	const record = seen.stopRecord;
+	const stoppedAt = record?.height ?? seen.evaluatedHeight;
+	if (stoppedAt === null || stoppedAt === undefined) return { from: 0 };
+	const lastMatch = record?.lastMatch ?? undefined;
+	return { from: atLeastZero(Math.min(lastMatch ?? stoppedAt, stoppedAt) + 1 - REORG_MARGIN), unknownStart: { stoppedAt, ...(lastMatch !== undefined && { lastMatch }) } };
 }
 
 /**
@@ -411,27 +447,31 @@ export function planCheck(before: GapState, seen: Observation): Plan {
 	state.replays = [];
 
 	if (seen.repaired) {
-		// The first height that may be missing: the lowest not known to have arrived whole (verifiedTo), or the highest
-		// block taken (inclusive: the delivery the service gave up on may be one n8n took but whose workflow failed), or
-		// the hook's first height.
+		// Above every height the service had evaluated when it stopped: a block taken above it came after it was brought back
+		// (activation enables a stopped hook before the first check, so its deliveries may already be in).
+		const at = Math.max(state.previous?.height ?? 0, ...state.windows.map((window) => window.to), read === null ? 0 : evaluatedTop(state, seen, replaysSince).atMost, state.stopped?.at ?? 0);
+		// The first height that may be missing: the lowest not known to have arrived whole (verifiedTo), or the highest block
+		// taken before the stop (inclusive: the delivery the service gave up on may be one n8n took but whose workflow failed).
+		// Never a block taken after it was brought back: that says nothing of where the gap began.
 		const verified = verifiedTo(state, seen, replaysSince);
+		const takenBefore = taken && highestTaken(taken, at);
 		const unverified = verified?.height ?? (state.windows.length > 0 ? state.windows[0].after : (state.previous?.height ?? firstCheckStart(seen)));
-		const candidates = [unverified === undefined ? undefined : atLeastZero(unverified + 1 - REORG_MARGIN), taken && highestTaken(taken), state.stopped?.from].filter(
+		const candidates = [unverified === undefined ? undefined : atLeastZero(unverified + 1 - REORG_MARGIN), takenBefore, state.stopped?.from].filter(
 			(value): value is number => value !== undefined,
 		);
 		// Replays not verified (their windows are dropped with this repair) may have been dropped too: the heights they did not
 		// bring are replayed again (all of them, when what n8n took is not known). Not the heights between them and the stop.
 		const replayed = verified?.replays ?? [...replaysSince, ...state.windows.flatMap((window) => window.replays)];
 		for (const range of taken ? unanswered(taken, replayed) : replayed.map((replay): Range => [replay.from, replay.to])) state.pending = addRange(state.pending, range);
-		const first = read === null ? 0 : atLeastZero(read - seen.evaluatedCount + 1);
-		// Nothing known of what arrived before (no window, no check before, nothing taken, no replay: n8n restarted and
-		// the static data kept no state): the gap is taken from the hook's first block, which is all that is known.
-		const known = state.windows.length > 0 || state.previous !== undefined || (taken && highestTaken(taken)) !== undefined || replayed.length > 0 || (state.stopped !== undefined && !state.stopped.fromHookStart);
+		const known =
+			state.windows.length > 0 ||
+			state.previous !== undefined ||
+			takenBefore !== undefined ||
+			replayed.length > 0 ||
+			(state.stopped !== undefined && !state.stopped.fromHookStart && !state.stopped.unknownStart);
 		state.stopped = {
-			from: candidates.length > 0 ? Math.min(...candidates) : first,
-			// Above every height the service had evaluated when it stopped: a block taken above it came after it was brought back.
-			at: Math.max(state.previous?.height ?? 0, ...state.windows.map((window) => window.to), read === null ? 0 : evaluatedTop(state, seen, replaysSince).atMost, state.stopped?.at ?? 0),
-			...(!known && { fromHookStart: true }),
+			...startUnknown(seen, state.stopped, candidates, known),
+			at,
 			// Counted from where it was brought back only when `at` bounds all it had evaluated: the same hook, read, after a check
 			// that read it (not a hook registered anew, nor one stopped again before its gap was known).
 			...(seen.resumedFrom && read !== null && state.previous && state.hookId === seen.hookId && !state.stopped && { resumedFrom: seen.resumedFrom }),
@@ -474,10 +514,10 @@ export function planCheck(before: GapState, seen: Observation): Plan {
 		// n8n took above where it stopped is at or above where it began again, so the gap ends below it. What lies above is
 		// a window of its own, counted from where the hook was brought back (when those counts are known), and judged as
 		// any other; without them the gap reaches the height read.
-		const { from, at, fromHookStart, resumedFrom } = state.stopped;
+		const { from, at, fromHookStart, unknownStart, resumedFrom } = state.stopped;
 		const resumed = resumedFrom && taken ? lowestTakenAbove(taken, at) : undefined;
 		const end = resumed === undefined ? height : resumed - 1;
-		add({ kind: 'stopped', range: [from, end], ...(fromHookStart && { fromHookStart: true }) });
+		add({ kind: 'stopped', range: [from, end], ...(fromHookStart && { fromHookStart: true }), ...(unknownStart && { unknownStart }) });
 		state.stopped = undefined;
 		state.windows = [];
 		if (resumed === undefined || !resumedFrom) {

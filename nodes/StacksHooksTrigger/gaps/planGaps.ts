@@ -73,7 +73,11 @@ function describe(finding: Finding): string | undefined {
 	if (finding.kind === 'dry' || finding.kind === 'undone') return undefined;
 	const [from, to] = finding.range;
 	if (finding.kind === 'stopped') {
-		const why = finding.fromHookStart ? ' (nothing is known of what arrived before: from its first block)' : '';
+		const why = finding.fromHookStart
+			? ' (nothing is known of what arrived before: from its first block)'
+			: finding.unknownStart
+				? ` (nothing is known of what arrived before: from below the last block the service matched before it stopped, height ${finding.unknownStart.lastMatch ?? finding.unknownStart.stoppedAt})`
+				: '';
 		return `the hook had stopped delivering; replaying heights ${from}-${to}, what it may have missed meanwhile${why}`;
 	}
 	if (finding.kind === 'missing') return `the service matched ${finding.matched} block(s) that n8n took only ${finding.arrived} of; replaying heights ${from}-${to}`;
@@ -93,12 +97,14 @@ export function planGaps(ctx: ITriggerFunctions, connection: Connection, memory:
 	const heard = heardNow ?? { blind: 'no hook is kept' };
 	const { received } = heard;
 	const readAt = checked.readAt ?? Date.now();
-	const status = (checked.counted?.status ?? {}) as Record<string, unknown>;
+	const status = (checked.counted ?? {}) as Record<string, unknown>;
+	const stoppedAt = checked.stoppedAt as Record<string, unknown> | undefined;
 	const { state, found, soon, unjudged } = planCheck(memory.state, {
 		now: readAt,
 		hookId: checked.hookId,
 		repaired: checked.repaired === true,
 		...(checked.resumedFrom && { resumedFrom: checked.resumedFrom }),
+		...(stoppedAt && { stopRecord: { height: numberOr(stoppedAt.last_evaluated_block_height, null), lastMatch: numberOr(stoppedAt.last_occurrence_block_height, null) } }),
 		evaluatedHeight: numberOr(status.last_evaluated_block_height, null),
 		evaluatedCount: numberOr(status.evaluated_block_count, 0) ?? 0,
 		occurrences: numberOr(status.occurrence_count, 0) ?? 0,

@@ -3,14 +3,18 @@
  * process in queue mode), as the blocks it applied, when it first and last came, and whether it carried
  * rollbacks (a reorganisation). The gap plan (plan.ts) holds these against what the service counted.
  *
- * Kept in memory first: n8n does not save what webhook() writes to the static data of a delivery it
- * answers after queueing (or running) the execution, which is every accepted delivery. At each check
- * the trigger's own webhook is called (ownWebhook.ts), and the process that answers writes what it
- * took into the static data under its own incarnation; that answer is saved, because webhook()
- * answers it itself and starts no execution. The answer is the union of every incarnation's record,
- * one entry per distinct delivery: a delivery sent again (a retry, an answer lost on the way back) is
- * the same entry wherever it landed. What a killed process had not yet written is lost; that only
- * makes the plan replay more.
+ * Kept in memory, and in the static data with every delivery: n8n 2.x saves what webhook() wrote there
+ * when it sends webhook()'s answer (n8n's live-webhooks.js: `saveStaticData(workflow)` in the answer's
+ * callback, after the run when n8n answers once the workflow finishes), whether or not the delivery
+ * starts an execution, and loads it fresh for every request and at every activation (n8n's start). So a
+ * restart of n8n forgets nothing it answered, in every topology, with no call to n8n's own address
+ * (`persist`). What n8n does not guarantee: the column is saved whole, the last writer winning, so two
+ * requests at once (a delivery and the check's call to the trigger's own webhook) can undo the other's
+ * write until the next one; what a killed process had not answered yet is not saved; and nothing is
+ * saved when webhook() throws. Each only makes the plan replay more. At each check the trigger's own
+ * webhook is called too, when it can be (ownWebhook.ts): the process that answers writes its notes and
+ * answers the union of every incarnation's record, one entry per distinct delivery: a delivery sent
+ * again (a retry, an answer lost on the way back) is the same entry wherever it landed.
  *
  * A delivery that comes again and again in a row is one the workflow keeps failing on (Respond: When
  * the Workflow Finishes answers a failed run 500): reported as `repeating`.
@@ -20,13 +24,20 @@ import type { IDataObject, INode, ITriggerFunctions, IWebhookFunctions } from 'n
 
 import type { Delivery } from '../delivery/shape';
 import { nodeKey } from '../nodeKey';
-import { runningGapState } from './checkState';
+import { forgetHandledStop, runningGapState } from './checkState';
+import { floorOf, isGapState } from './plan';
 
 /** One n8n process since it started: two processes (or two lives of one) never write into one record. */
 const INCARNATION = randomUUID();
 
 /** The most deliveries one process keeps per node; the oldest go first (the plan then replays more, never less). */
 const MAX_ENTRIES = 5_000;
+/**
+ * The most of them written into the static data with each delivery (the newest): every delivery writes the whole
+ * record, so its size is the cost. The plan needs only those above its floor (a window or two), and a process that no
+ * check call reaches (a blind queue-mode main's webhook processes) learns no floor.
+ */
+const PERSISTED_ENTRIES = 500;
 /** Records of processes not heard of for this long are dropped from the static data. */
 const FORGET_AFTER_MS = 7 * 24 * 3600_000;
 /**
@@ -74,6 +85,8 @@ interface ProcessRecord {
 	taken: Taken[];
 	at: number;
 	repeating?: Repeating;
+	/** When the process took its last delivery (its clock); absent when it took none. */
+	last?: number;
 }
 
 interface Memory {
@@ -133,6 +146,29 @@ export function noteDelivery(ctx: IWebhookFunctions, delivery: Delivery, node?: 
 	seen.taken.delete(key);
 	seen.taken.set(key, taken);
 	if (seen.taken.size > MAX_ENTRIES) seen.taken.delete(seen.taken.keys().next().value as string);
+	persist(ctx, id, seen, marks);
+}
+
+/**
+ * With each delivery, into the static data n8n saves when it answers (top of this file): this process's record, and, where
+ * this process runs the health check (regular mode, or the leader's own deliveries), the check's state as it is now, so
+ * that a restart of n8n finds both as the last delivery left them. The record keeps what the plan still reads (above
+ * its floor), the newest PERSISTED_ENTRIES at the most.
+ */
+function persist(ctx: IWebhookFunctions, id: string, seen: Memory, marks: CheckMarks): void {
+	const data = ctx.getWorkflowStaticData('node');
+	const running = runningGapState(id);
+	const floor = isGapState(marks) ? floorOf(marks) : -1;
+	const taken = [...seen.taken.values()].filter((entry) => topOf(entry) > floor).slice(-PERSISTED_ENTRIES);
+	data.received = { ...recordsIn(data), [INCARNATION]: recordOf(seen, taken, Date.now()) } as unknown as IDataObject;
+	if (running) {
+		data.gaps = running as unknown as IDataObject;
+		forgetHandledStop(data, running);
+	}
+}
+
+function recordOf(seen: Memory, taken: Taken[], now: number): ProcessRecord {
+	return { taken, at: now, ...(seen.repeating && { repeating: seen.repeating }), ...(seen.lastAt !== undefined && { last: seen.lastAt }) };
 }
 
 /** The highest height a delivery applied or rolled back. */
@@ -166,10 +202,14 @@ function recordsIn(data: IDataObject): Record<string, ProcessRecord> {
  */
 function unionOf(records: Record<string, ProcessRecord>, now: number): Received {
 	let repeating: Repeating | undefined;
+	let last: number | undefined;
 	for (const record of Object.values(records)) {
 		if (record.repeating && now - record.at <= REPEATING_HEARD_MS && (!repeating || record.repeating.times > repeating.times)) repeating = record.repeating;
+		if (typeof record.last === 'number') last = Math.max(last ?? record.last, record.last);
 	}
-	return { taken: union(Object.values(records).map((record) => record.taken)), ...(repeating && { repeating }) };
+	// The stream is as busy as the busiest process: the last delivery any of them took (a process that takes none itself,
+	// such as a queue-mode main answering for the others, knows it from their records).
+	return { taken: union(Object.values(records).map((record) => record.taken)), ...(repeating && { repeating }), ...(last !== undefined && { quietMs: Math.max(0, now - last) }) };
 }
 
 /**
@@ -185,10 +225,10 @@ export function keepReceived(ctx: IWebhookFunctions, floor: number, now = Date.n
 	const seen = memory.get(nodeKey(ctx));
 	if (seen) {
 		for (const [key, taken] of seen.taken) if (topOf(taken) <= floor) seen.taken.delete(key);
-		records[INCARNATION] = { taken: [...seen.taken.values()], at: now, ...(seen.repeating && { repeating: seen.repeating }) };
+		records[INCARNATION] = recordOf(seen, [...seen.taken.values()], now);
 	}
 	data.received = records as unknown as IDataObject;
-	return { ...unionOf(records, now), by: INCARNATION, ...(seen?.lastAt !== undefined && { quietMs: now - seen.lastAt }) };
+	return { ...unionOf(records, now), by: INCARNATION };
 }
 
 /**
@@ -202,11 +242,5 @@ export function localReceived(ctx: ITriggerFunctions, floor: number): Received |
 	if (!seen) return undefined;
 	const now = Date.now();
 	for (const [key, taken] of seen.taken) if (topOf(taken) <= floor) seen.taken.delete(key);
-	return {
-		...unionOf({
-			...recordsIn(ctx.getWorkflowStaticData('node')),
-			[INCARNATION]: { taken: [...seen.taken.values()], at: now, ...(seen.repeating && { repeating: seen.repeating }) },
-		}, now),
-		...(seen.lastAt !== undefined && { quietMs: now - seen.lastAt }),
-	};
+	return unionOf({ ...recordsIn(ctx.getWorkflowStaticData('node')), [INCARNATION]: recordOf(seen, [...seen.taken.values()], now) }, now);
 }

@@ -17,6 +17,10 @@
  *   accept its answers (most often the workflow fails on it: with Respond When the Workflow Finishes a
  *   failed run is answered 500 and sent again; or the answers were lost on the way back). The trigger
  *   cannot see which, so the alert says what it knows and names both;
+ * - **gap start unknown**: the hook had stopped delivering and n8n kept no record of what reached the
+ *   workflow before (the first start of this version, the static data lost), so where the gap began
+ *   cannot be told: the trigger replays from the service's record of where it stopped, and says which
+ *   heights below may have been lost;
  * - **rollback lost**: blocks the workflow took were undone while the service was not delivering, and
  *   their rollback, which the service dropped with the rest of its queue, is not something it replays;
  * - **check blind**: at BLIND_CHECKS checks in a row the service counted matches, none reached this n8n
@@ -44,10 +48,10 @@ export const FAILING_TIMES = 3;
 export const GONE_CHECKS = 3;
 export const BLIND_CHECKS = 3;
 
-export type IncidentKind = 'notEvaluating' | 'interruptedAgain' | 'notDelivering' | 'gapOverLimit' | 'replayFailing' | 'deliveryFailing' | 'rollbackLost' | 'checkBlind';
+export type IncidentKind = 'notEvaluating' | 'interruptedAgain' | 'notDelivering' | 'gapOverLimit' | 'replayFailing' | 'deliveryFailing' | 'rollbackLost' | 'checkBlind' | 'gapStartUnknown';
 
 /** Said once when it happens; nothing to resolve afterwards (the user acts). */
-const ONCE: IncidentKind[] = ['rollbackLost'];
+const ONCE: IncidentKind[] = ['rollbackLost', 'gapStartUnknown'];
 
 export interface Incident {
 	/** When it began (ms since the epoch). */
@@ -126,13 +130,23 @@ export function assess(before: AlertState, facts: CheckFacts): { state: AlertSta
 	if (facts.gaps?.overLimit && facts.gaps.overLimitUnknown) {
 		// Said as what it is: not a gap found, but a hook that stopped with no record kept of what arrived before.
 		now.gapOverLimit = {
-			what: `${hook} had stopped delivering, and n8n kept no record of what reached the workflow before (it restarted, and the health check could not keep its state at the trigger's webhook): the trigger replays the newest heights of the hook's life up to the Catch-Up Limit and cannot tell whether ${range(facts.gaps.overLimit)} reached the workflow.`,
-			todo: `If the workflow needs them, Backfill ${range(facts.gaps.overLimit)} with the Stacks Hooks node (Hook > Backfill, at most 1,000 heights per item). To keep the record across restarts, let n8n reach its own webhook URL, or set the trigger's Internal Webhook Address (e.g. http://localhost:5678).`,
+			what: `${hook} had stopped delivering, and n8n kept no record of what reached the workflow before (the first start of this version, or the workflow's static data was lost): the trigger replays the newest heights of the hook's life up to the Catch-Up Limit and cannot tell whether ${range(facts.gaps.overLimit)} reached the workflow.`,
+			todo: `If the workflow needs them, Backfill ${range(facts.gaps.overLimit)} with the Stacks Hooks node (Hook > Backfill, at most 1,000 heights per item).`,
 		};
 	} else if (facts.gaps?.overLimit) {
 		now.gapOverLimit = {
 			what: `Blocks at ${range(facts.gaps.overLimit)} may not have reached the workflow (${hook}), and they are more than the Catch-Up Limit: the trigger does not replay them.`,
 			todo: `Backfill ${range(facts.gaps.overLimit)} with the Stacks Hooks node (Hook > Backfill, at most 1,000 heights per item), or raise the trigger's Catch-Up Limit.`,
+		};
+	}
+	const unknownStart = facts.gaps?.found.find((finding) => finding.kind === 'stopped' && finding.unknownStart !== undefined);
+	if (unknownStart?.kind === 'stopped' && unknownStart.unknownStart) {
+		const { stoppedAt, lastMatch } = unknownStart.unknownStart;
+		const [from, to] = unknownStart.range;
+		const lastSaid = lastMatch === undefined ? '' : `, its last match then at height ${lastMatch}`;
+		now.gapStartUnknown = {
+			what: `${hook} had stopped delivering (the service had evaluated up to height ${stoppedAt}${lastSaid}), and n8n kept no record of what reached the workflow before it stopped, so the trigger cannot tell where the gap began. It replays ${range([from, to])}; blocks the service matched below height ${from} may not have reached the workflow.`,
+			todo: `Find the last block the workflow recorded (for the ledger recipes: the highest block_height in its table) and Backfill from the height after it to ${from - 1} with the Stacks Hooks node (Hook > Backfill, at most 1,000 heights per item); if it recorded height ${from - 1} or above, nothing is missing.`,
 		};
 	}
 	if (replayErrors >= REPLAY_ERROR_CHECKS) {

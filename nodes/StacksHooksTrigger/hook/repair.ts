@@ -16,7 +16,7 @@ import { getHook, listHooks } from '../../shared/api/hookEndpoints';
 import type { Hook } from '../../shared/schemas';
 import { backgroundConnection, type Connection } from '../../shared/transport/connection';
 import { asNodeError, isNotFound } from '../../shared/transport/errors';
-import { takeStoppedAtActivation } from '../gaps/checkState';
+import { type CheckState, takeStoppedAtActivation } from '../gaps/checkState';
 import type { Counts } from '../gaps/plan';
 import { remember, stored, type StoredHook } from './keptHook';
 import { desiredDefinition, ensureDelivering, type HookParameters, hookParameters, keepOneOf, registerEnabled, whyNotDelivering } from './lifecycle';
@@ -47,7 +47,9 @@ export interface Checked {
 	/** Stopped and brought back, by this check or by the activation before it (gaps/plan.ts: a repair). */
 	repaired?: boolean;
 	/** The hook's status the gaps are counted from: as read, or as activation found it stopped. */
-	counted?: Hook;
+	counted?: Hook['status'];
+	/** With `repaired`: the hook's status where the service stopped delivering, as read before it was brought back (none when it had been deleted). */
+	stoppedAt?: Hook['status'];
 	/** With `repaired`: the counts the same hook goes on from (enabled again); undefined for one registered or taken over. */
 	resumedFrom?: Counts;
 }
@@ -58,18 +60,21 @@ export async function checkHookHealth(ctx: ITriggerFunctions, params = hookParam
 }
 
 /** The hook read, and repaired if it stopped; 'busy' when activation or deactivation holds the node's turn. */
-export async function repairHook(ctx: ITriggerFunctions, params: HookParameters, connection: Connection): Promise<Checked> {
+export async function repairHook(ctx: ITriggerFunctions, params: HookParameters, connection: Connection, memory: CheckState): Promise<Checked> {
 	const checked = await checkInTurn(ctx, params, connection);
 	if (!checked.hookId) return checked;
 	// Brought back by activation (n8n's start after an outage) rather than by a check: a repair all the same.
-	const atActivation = takeStoppedAtActivation(ctx, checked.hookId);
+	const atActivation = takeStoppedAtActivation(ctx, memory, checked.hookId);
 	const byActivation = checked.outcome === 'healthy' && atActivation !== undefined;
+	const repaired = checked.outcome === 'enabled' || checked.outcome === 'registered' || byActivation;
 	return {
 		...checked,
-		repaired: checked.outcome === 'enabled' || checked.outcome === 'registered' || byActivation,
-		counted: byActivation ? atActivation : checked.read,
+		repaired,
+		// The service's record of where it stopped: activation's, the first, when both it and this check found it stopped.
+		...(repaired && { stoppedAt: atActivation ?? checked.read?.status }),
+		counted: byActivation ? atActivation : checked.read?.status,
 		// Enabled again, the same hook goes on from its counts as read; one registered or taken over, from counts not kept.
-		resumedFrom: checked.outcome === 'enabled' && checked.read ? countsOf(checked.read) : byActivation ? countsOf(atActivation) : undefined,
+		resumedFrom: checked.outcome === 'enabled' && checked.read ? countsOf(checked.read.status) : byActivation ? countsOf(atActivation) : undefined,
 	};
 }
 
@@ -78,8 +83,8 @@ async function checkInTurn(ctx: ITriggerFunctions, params: HookParameters, conne
 }
 
 /** A hook's counts as read (gaps/plan.ts); undefined when the service left one out. */
-function countsOf(hook: Hook): Counts | undefined {
-	const { occurrence_count: occurrences, evaluated_block_count: evaluated } = hook.status as Record<string, unknown>;
+function countsOf(status: Hook['status']): Counts | undefined {
+	const { occurrence_count: occurrences, evaluated_block_count: evaluated } = status as Record<string, unknown>;
 	return typeof occurrences === 'number' && typeof evaluated === 'number' ? { occurrences, evaluated } : undefined;
 }
 
