@@ -76,23 +76,31 @@ const evaluatedOf = (status: Hook['status']) => (typeof status.evaluated_block_c
 export function noteStoppedAtActivation(ctx: IHookFunctions, hook: Hook): void {
 	if (ctx.getMode() === 'manual') return;
 	const data = ctx.getWorkflowStaticData('node');
-	const earlier = stopNoteIn(data);
-	if (earlier?.hookId === hook.uuid) return;
+	// An earlier stop not yet taken by a kept check state: the gap begins there, whatever hook delivers now.
+	if (stopNoteIn(data)) return;
 	data[STOP_KEY] = { hookId: hook.uuid, status: { ...hook.status } } as unknown as IDataObject;
 }
 
 /** The hook `hookId` as activation found it stopped, once per stop; undefined when it did not (or found another hook). */
 export function takeStoppedAtActivation(ctx: ITriggerFunctions, memory: CheckState, hookId: string): Hook['status'] | undefined {
 	const note = stopNoteIn(ctx.getWorkflowStaticData('node'));
-	if (!note || note.hookId !== hookId) return undefined;
+	if (!note) return undefined;
+	// Noted for a hook since replaced (gone again at the next start): the stop is the same, the hook that delivers is this one.
+	if (note.hookId !== hookId) note.hookId = hookId;
 	const evaluated = evaluatedOf(note.status);
-	if (memory.state.handledStop !== undefined && memory.state.handledStop >= evaluated) return undefined;
-	memory.state.handledStop = evaluated;
+	if (handles(memory.state, note)) return undefined;
+	memory.state.handledStop = { hookId, evaluated };
 	return note.status;
 }
 
 /** Where the check's state is kept: a stop note it has taken is dropped with it (both are saved in the one write). */
 export function forgetHandledStop(data: IDataObject, state: GapState): void {
 	const note = stopNoteIn(data);
-	if (note && state.handledStop !== undefined && state.handledStop >= evaluatedOf(note.status)) delete data[STOP_KEY];
+	if (note && handles(state, note)) delete data[STOP_KEY];
+}
+
+/** Whether the check's state has taken this stop (the same hook, stopped with no more blocks evaluated). */
+function handles(state: GapState, note: StopNote): boolean {
+	const handled = state.handledStop;
+	return handled !== undefined && typeof handled === 'object' && handled.hookId === note.hookId && handled.evaluated >= evaluatedOf(note.status);
 }

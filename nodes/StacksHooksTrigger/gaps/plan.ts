@@ -93,7 +93,7 @@ export interface GapState {
 	 */
 	stopped?: { from: number; at: number; fromHookStart?: true; unknownStart?: UnknownStart; resumedFrom?: Counts };
 	/** The hook's evaluated-block count in the last stop that activation found and the check took (checkState.ts): not taken twice. */
-	handledStop?: number;
+	handledStop?: { hookId: string; evaluated: number };
 	/** Heights to replay, ascending, not overlapping. */
 	pending: Range[];
 	/** Checks in a row that verified matched blocks of which nothing arrived, with nothing taken between them (DRY_CHECKS). */
@@ -154,6 +154,11 @@ export interface Observation {
 	occurrences: number;
 	/** What n8n's processes took; undefined when it cannot be known. */
 	taken?: TakenDelivery[];
+	/**
+	 * What they had taken as the static data kept it when this process loaded the workflow (its start): only where a
+	 * stopped hook's gap began is taken from it (what was taken before the stop), never a window's count.
+	 */
+	kept?: TakenDelivery[];
 	/** How long since n8n last took a delivery of the hook (received.ts); undefined when no process took one since it started. */
 	quietMs?: number;
 	/** Quiet this long, the stream is idle: it is not behind, whatever it still had to send has come or is lost. */
@@ -454,7 +459,7 @@ export function planCheck(before: GapState, seen: Observation): Plan {
 		// taken before the stop (inclusive: the delivery the service gave up on may be one n8n took but whose workflow failed).
 		// Never a block taken after it was brought back: that says nothing of where the gap began.
 		const verified = verifiedTo(state, seen, replaysSince);
-		const takenBefore = taken && highestTaken(taken, at);
+		const takenBefore = taken || seen.kept ? highestTaken([...(taken ?? []), ...(seen.kept ?? [])], at) : undefined;
 		const unverified = verified?.height ?? (state.windows.length > 0 ? state.windows[0].after : (state.previous?.height ?? firstCheckStart(seen)));
 		const candidates = [unverified === undefined ? undefined : atLeastZero(unverified + 1 - REORG_MARGIN), takenBefore, state.stopped?.from].filter(
 			(value): value is number => value !== undefined,

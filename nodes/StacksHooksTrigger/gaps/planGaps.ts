@@ -19,6 +19,7 @@ import type { Checked } from '../hook/repair';
 import { nodeKey } from '../nodeKey';
 import type { CheckState } from './checkState';
 import type { Heard } from './ownWebhook';
+import { keptTaken } from './received';
 import { addRange, type Finding, type GapState, planCheck, type Range, rangeSize, type Replay, takeHeights } from './plan';
 
 /** Heights replayed in one check; more wait for the next, which comes soon. */
@@ -109,6 +110,7 @@ export function planGaps(ctx: ITriggerFunctions, connection: Connection, memory:
 		evaluatedCount: numberOr(status.evaluated_block_count, 0) ?? 0,
 		occurrences: numberOr(status.occurrence_count, 0) ?? 0,
 		taken: received?.taken,
+		...(checked.repaired && { kept: keptTaken(ctx) }),
 		...(received?.quietMs !== undefined && { quietMs: received.quietMs }),
 		idleMs: Math.min(IDLE_MS, settings.intervalMs / 2),
 		...(settings.atStartup && memory.unplanned && { lifeUnknown: true }),

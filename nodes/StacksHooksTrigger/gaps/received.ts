@@ -244,3 +244,12 @@ export function localReceived(ctx: ITriggerFunctions, floor: number): Received |
 	for (const [key, taken] of seen.taken) if (topOf(taken) <= floor) seen.taken.delete(key);
 	return unionOf({ ...recordsIn(ctx.getWorkflowStaticData('node')), [INCARNATION]: recordOf(seen, [...seen.taken.values()], now) }, now);
 }
+
+/**
+ * What every process had taken as the static data held it when n8n loaded the workflow for this trigger (its start, or
+ * the activation): what the deliveries before a restart wrote (persist). Only for where a stopped hook's gap began
+ * (plan.ts): it is not what n8n took since, so no window is judged on it.
+ */
+export function keptTaken(ctx: ITriggerFunctions): Taken[] {
+	return union(Object.values(recordsIn(ctx.getWorkflowStaticData('node'))).map((record) => (Array.isArray(record.taken) ? record.taken : [])));
+}

@@ -20,6 +20,7 @@ import { noteStoppedAtActivation } from '../gaps/checkState';
 import { type HookOwner, remember, slotName, stored } from './keptHook';
 import { logHealed } from './log';
 import { inTurn } from './turns';
+import { nodeKey } from '../nodeKey';
 import { listeningSample, replaySampleBlock } from '../listening/sampleBlock';
 
 export function defaultHookName(ctx: HookOwner): string {
@@ -102,6 +103,9 @@ export async function ensureDelivering(ctx: HookOwner, hook: Hook, connection: C
 	return true;
 }
 
+/** Nodes whose kept hook checkExists found gone at the service, until create (or the adoption) replaces it. Same process. */
+const goneAtActivation = new Set<string>();
+
 /** On activation: enabled again if stopped, and then told to the health check, which replays what it missed. */
 async function ensureDeliveringOnActivation(ctx: IHookFunctions, hook: Hook, connection: Connection): Promise<void> {
 	if (await ensureDelivering(ctx, hook, connection, 'on activation')) noteStoppedAtActivation(ctx, hook);
@@ -133,6 +137,9 @@ async function checkExistsNow(ctx: IHookFunctions): Promise<boolean> {
 		}
 		// Gone, or registered with other parameters or for another URL: replace it, leaving nothing behind.
 		if (hook) await deleteQuietlyIfGone(ctx, hook.uuid, connection);
+		// Gone (deleted while n8n was down, or replaced by a health check whose state was not kept): the hook that delivers
+		// from now on, adopted or registered, is a repair for the check, which replays what was missed meanwhile.
+		else goneAtActivation.add(nodeKey(ctx));
 		remember(ctx, undefined);
 	}
 	if (!desired) return false;
@@ -142,6 +149,7 @@ async function checkExistsNow(ctx: IHookFunctions): Promise<boolean> {
 	const keep = await keepOneOf(ctx, webhookUrl, desired, connection);
 	if (!keep) return false;
 	await keepSecret(ctx, connection);
+	if (goneAtActivation.delete(nodeKey(ctx))) noteStoppedAtActivation(ctx, keep);
 	await ensureDeliveringOnActivation(ctx, keep, connection);
 	remember(ctx, { hookId: keep.uuid, webhookUrl });
 	await whenListening(ctx, keep, connection, sample);
@@ -236,6 +244,7 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 		// Before the hook exists: an account without a secret gets one before anything is delivered.
 		await keepSecret(this, connection);
 		const hook = await registerEnabled(this, webhookUrl, connection);
+		if (goneAtActivation.delete(nodeKey(this))) noteStoppedAtActivation(this, hook);
 		await whenListening(this, hook, connection, sample);
 		return true;
 	});

@@ -1,0 +1,33 @@
+/**
+ * Issue #38's plan rule for a hook found stopped (gaps/plan.ts, the repaired hook): where the gap begins after a
+ * restart, for a hook older than FIRST_WINDOW_MAX (no "from its first block" to fall back on), whose activation
+ * enabled it before the first check so that its new deliveries are already in.
+ */
+import { emptyState, FIRST_WINDOW_MAX, planCheck, REORG_MARGIN, type TakenDelivery } from '../../../nodes/StacksHooksTrigger/gaps/plan';
+
+const OLD = FIRST_WINDOW_MAX + 1_050;
+/** The service's record as activation read it: evaluated up to 951_083, its last match at 951_080. */
+const STOP = { height: 951_083, lastMatch: 951_080 };
+const stopped = { now: 1, hookId: 'h1', repaired: true, resumedFrom: { occurrences: 69, evaluated: OLD }, evaluatedHeight: STOP.height, evaluatedCount: OLD, occurrences: 69, idleMs: 30_000 };
+/** Delivered after activation brought the hook back: the blocks of the outage were never evaluated, these come after. */
+const afterRepair: TakenDelivery[] = [{ a: [[951_140, 'aa']] }, { a: [[951_142, 'bb']] }];
+const resumeRead = { ...stopped, now: 2, repaired: false, evaluatedHeight: 951_150, evaluatedCount: OLD + 12, occurrences: 71 };
+
+describe('a hook found stopped after a restart, older than FIRST_WINDOW_MAX', () => {
+	it('with nothing kept: replayed from the service\'s last match before it stopped, never from a block delivered after the repair, and said', () => {
+		const first = planCheck(emptyState(), { ...stopped, taken: afterRepair, stopRecord: STOP });
+		expect(first.state.stopped?.from).toBe(STOP.lastMatch + 1 - REORG_MARGIN);
+		const next = planCheck(first.state, { ...resumeRead, taken: afterRepair });
+		const found = next.found.find((finding) => finding.kind === 'stopped');
+		expect(found).toEqual({ kind: 'stopped', range: [STOP.lastMatch + 1 - REORG_MARGIN, 951_150], unknownStart: { stoppedAt: STOP.height, lastMatch: STOP.lastMatch } });
+	});
+
+	it('with the notes the static data kept of what was taken before the stop: from the highest of them, and nothing said', () => {
+		const kept: TakenDelivery[] = [{ a: [[951_060, 'cc']] }, { a: [[951_075, 'dd']] }];
+		const first = planCheck(emptyState(), { ...stopped, taken: afterRepair, kept, stopRecord: STOP });
+		expect(first.state.stopped).toMatchObject({ from: 951_075 });
+		expect(first.state.stopped?.unknownStart).toBeUndefined();
+		const next = planCheck(first.state, { ...resumeRead, taken: [...kept, ...afterRepair] });
+		expect(next.found.filter((finding) => finding.kind === 'stopped')).toEqual([{ kind: 'stopped', range: [951_075, 951_150] }]);
+	});
+});
