@@ -81,15 +81,12 @@ export function noteStoppedAtActivation(ctx: IHookFunctions, hook: Hook): void {
 	data[STOP_KEY] = { hookId: hook.uuid, status: { ...hook.status } } as unknown as IDataObject;
 }
 
-/** The hook `hookId` as activation found it stopped, once per stop; undefined when it did not (or found another hook). */
-export function takeStoppedAtActivation(ctx: ITriggerFunctions, memory: CheckState, hookId: string): Hook['status'] | undefined {
+/** The hook's status where activation found it stopped, once per stop; undefined when it did not. */
+export function takeStoppedAtActivation(ctx: ITriggerFunctions, memory: CheckState): Hook['status'] | undefined {
 	const note = stopNoteIn(ctx.getWorkflowStaticData('node'));
-	if (!note) return undefined;
-	// Noted for a hook since replaced (gone again at the next start): the stop is the same, the hook that delivers is this one.
-	if (note.hookId !== hookId) note.hookId = hookId;
-	const evaluated = evaluatedOf(note.status);
-	if (handles(memory.state, note)) return undefined;
-	memory.state.handledStop = { hookId, evaluated };
+	// (Noted for a hook since replaced, gone again at the next start: the stop is the same, whatever hook delivers now.)
+	if (!note || handles(memory.state, note)) return undefined;
+	memory.state.handledStop = { hookId: note.hookId, evaluated: evaluatedOf(note.status) };
 	return note.status;
 }
 

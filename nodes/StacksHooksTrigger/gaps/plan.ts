@@ -454,7 +454,14 @@ export function planCheck(before: GapState, seen: Observation): Plan {
 	if (seen.repaired) {
 		// Above every height the service had evaluated when it stopped: a block taken above it came after it was brought back
 		// (activation enables a stopped hook before the first check, so its deliveries may already be in).
-		const at = Math.max(state.previous?.height ?? 0, ...state.windows.map((window) => window.to), read === null ? 0 : evaluatedTop(state, seen, replaysSince).atMost, state.stopped?.at ?? 0);
+		// A hook found deleted has no record of where it stopped: what the static data kept of what was taken came before this
+		// process started, and the hook it was taken from was gone only after that.
+		const at = Math.max(
+			state.previous?.height ?? 0,
+			...state.windows.map((window) => window.to),
+			read === null ? (seen.kept && highestTaken(seen.kept)) ?? 0 : evaluatedTop(state, seen, replaysSince).atMost,
+			state.stopped?.at ?? 0,
+		);
 		// The first height that may be missing: the lowest not known to have arrived whole (verifiedTo), or the highest block
 		// taken before the stop (inclusive: the delivery the service gave up on may be one n8n took but whose workflow failed).
 		// Never a block taken after it was brought back: that says nothing of where the gap began.
@@ -535,6 +542,21 @@ export function planCheck(before: GapState, seen: Observation): Plan {
 		// The read was a replay's (or a block's evaluated again): which new heights the service had evaluated before it is
 		// not known, so no window closes and none is judged now; the replays begun since count into the next.
 		state.replays = replaysSince;
+		return { state, found };
+	}
+	// Fewer evaluations than new heights since the check before, beyond the check's replays: the service skipped heights, as
+	// it does only for a stopped hook (blocks mined meanwhile are never evaluated for it; a replay asked for a height with
+	// no block yet would look the same, and the plan replays none within SETTLED_DEPTH of the tip: planGaps.ts).
+	// The check that saw it stopped and brought it back is forgotten (n8n restarted before anything kept that check's
+	// state: received.ts), or none saw it (stopped and enabled again between two checks). Replayed as a stopped hook's gap:
+	// from the height read at the check before (the reorganisation margin below it) up to the height read now.
+	const last = state.previous;
+	if (last && state.hookId === seen.hookId && seen.evaluatedCount - last.evaluated - evaluatedBy(replaysSince) < height - last.height) {
+		add({ kind: 'stopped', range: [atLeastZero(last.height + 1 - REORG_MARGIN), height] });
+		// The replays' own heights, as any repair does, where nothing shows they were brought.
+		for (const range of taken ? unanswered(taken, replaysSince) : replaysSince.map((replay): Range => [replay.from, replay.to])) state.pending = addRange(state.pending, range);
+		state.previous = { occurrences: seen.occurrences, evaluated: seen.evaluatedCount, height, at: seen.now };
+		state.takenBefore = takenNow;
 		return { state, found };
 	}
 	if (!taken) {

@@ -87,6 +87,8 @@ interface ProcessRecord {
 	repeating?: Repeating;
 	/** When the process took its last delivery (its clock); absent when it took none. */
 	last?: number;
+	/** The process ran the health check too (it wrote the check's state with its deliveries): it takes every delivery (regular mode). */
+	checks?: true;
 }
 
 interface Memory {
@@ -160,7 +162,7 @@ function persist(ctx: IWebhookFunctions, id: string, seen: Memory, marks: CheckM
 	const running = runningGapState(id);
 	const floor = isGapState(marks) ? floorOf(marks) : -1;
 	const taken = [...seen.taken.values()].filter((entry) => topOf(entry) > floor).slice(-PERSISTED_ENTRIES);
-	data.received = { ...recordsIn(data), [INCARNATION]: recordOf(seen, taken, Date.now()) } as unknown as IDataObject;
+	data.received = { ...recordsIn(data), [INCARNATION]: { ...recordOf(seen, taken, Date.now()), ...(running && { checks: true as const }) } } as unknown as IDataObject;
 	if (running) {
 		data.gaps = running as unknown as IDataObject;
 		forgetHandledStop(data, running);
@@ -188,6 +190,11 @@ export function union(records: Taken[][]): Taken[] {
 		}
 	}
 	return [...byKey.values()];
+}
+
+/** The records less what applied nothing above `floor`. */
+function pruned(records: Record<string, ProcessRecord>, floor: number): Record<string, ProcessRecord> {
+	return Object.fromEntries(Object.entries(records).map(([incarnation, record]) => [incarnation, { ...record, taken: record.taken.filter((taken) => topOf(taken) > floor) }]));
 }
 
 function recordsIn(data: IDataObject): Record<string, ProcessRecord> {
@@ -234,15 +241,19 @@ export function keepReceived(ctx: IWebhookFunctions, floor: number, now = Date.n
 /**
  * For a check that cannot reach the trigger's webhook: the records as n8n loaded them with the workflow, with this
  * process's own in place of what was kept of it, less what applied nothing above `floor` (forgotten here too, as the
- * webhook's answer would). Complete where this process takes every delivery (regular mode) since it started; undefined
- * when it took none, as it cannot know then whether another process takes them (a queue-mode main).
+ * webhook's answer would). Complete where this process takes every delivery (regular mode); undefined when it took none
+ * since it started and no earlier life of it took any while running the check, as it cannot know then whether another
+ * process takes them (a queue-mode main).
  */
 export function localReceived(ctx: ITriggerFunctions, floor: number): Received | undefined {
 	const seen = memory.get(nodeKey(ctx));
-	if (!seen) return undefined;
+	const kept = recordsIn(ctx.getWorkflowStaticData('node'));
 	const now = Date.now();
+	// Nothing taken since this process started: it still knows all if the process that ran the check before it (its own
+	// last life) took the deliveries itself, as only a regular-mode n8n does; a queue-mode main never has.
+	if (!seen) return Object.values(kept).some((record) => record.checks) ? unionOf(pruned(kept, floor), now) : undefined;
 	for (const [key, taken] of seen.taken) if (topOf(taken) <= floor) seen.taken.delete(key);
-	return unionOf({ ...recordsIn(ctx.getWorkflowStaticData('node')), [INCARNATION]: recordOf(seen, [...seen.taken.values()], now) }, now);
+	return unionOf({ ...kept, [INCARNATION]: recordOf(seen, [...seen.taken.values()], now) }, now);
 }
 
 /**
