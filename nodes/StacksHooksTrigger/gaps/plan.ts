@@ -169,6 +169,12 @@ export interface Observation {
 	 * window (which would take every earlier match for a missing one).
 	 */
 	lifeUnknown?: boolean;
+	/**
+	 * The first check of a process that began from the state the static data kept (n8n restarted): a check of its earlier
+	 * life may have found the hook stopped and brought it back after the last delivery kept that state, so heights the
+	 * service skipped since are read as a stop.
+	 */
+	restored?: boolean;
 }
 
 export type Finding =
@@ -544,14 +550,14 @@ export function planCheck(before: GapState, seen: Observation): Plan {
 		state.replays = replaysSince;
 		return { state, found };
 	}
-	// Fewer evaluations than new heights since the check before, beyond the check's replays: the service skipped heights, as
-	// it does only for a stopped hook (blocks mined meanwhile are never evaluated for it; a replay asked for a height with
-	// no block yet would look the same, and the plan replays none within SETTLED_DEPTH of the tip: planGaps.ts).
-	// The check that saw it stopped and brought it back is forgotten (n8n restarted before anything kept that check's
-	// state: received.ts), or none saw it (stopped and enabled again between two checks). Replayed as a stopped hook's gap:
-	// from the height read at the check before (the reorganisation margin below it) up to the height read now.
+	// After a restart (`restored`): fewer evaluations than new heights since the check before, beyond the check's replays,
+	// mean the service skipped heights, as it does only for a stopped hook (blocks mined meanwhile are never evaluated for
+	// it; a replay asked for a height with no block yet would look the same, and the plan replays none within
+	// SETTLED_DEPTH of the tip: planGaps.ts). The check that saw it stopped and brought it back is forgotten: n8n
+	// restarted before a delivery kept that check's state (received.ts). Replayed as a stopped hook's gap: from the height
+	// read at the check before (the reorganisation margin below it) up to the height read now.
 	const last = state.previous;
-	if (last && state.hookId === seen.hookId && seen.evaluatedCount - last.evaluated - evaluatedBy(replaysSince) < height - last.height) {
+	if (seen.restored && last && state.hookId === seen.hookId && seen.evaluatedCount - last.evaluated - evaluatedBy(replaysSince) < height - last.height) {
 		add({ kind: 'stopped', range: [atLeastZero(last.height + 1 - REORG_MARGIN), height] });
 		// The replays' own heights, as any repair does, where nothing shows they were brought.
 		for (const range of taken ? unanswered(taken, replaysSince) : replaysSince.map((replay): Range => [replay.from, replay.to])) state.pending = addRange(state.pending, range);

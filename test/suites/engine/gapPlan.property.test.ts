@@ -161,6 +161,8 @@ class World {
 	persisted: GapState | undefined;
 	/** The activation's note of a stopped hook, kept in the static data until a kept state has taken it. */
 	stopNote: StopNote | undefined;
+	/** The next check is the first since a restart that kept a state (plan.ts: `restored`). */
+	restored = false;
 	/** Restarts whose activation found the hook stopped (or gone) and brought it back before the first check. */
 	enabledAtStart = 0;
 	/** The notes the static data held when n8n last started (received.ts, keptTaken). */
@@ -273,6 +275,7 @@ class World {
 	 */
 	restart(): GapState {
 		this.lifeUnknown = this.persisted === undefined;
+		this.restored = this.persisted !== undefined;
 		this.keptAtStart = structuredClone([...this.taken.values()]);
 		this.lastTakenAt = Number.NEGATIVE_INFINITY;
 		this.tookSinceStart = false;
@@ -351,9 +354,11 @@ class World {
 			...(taken && Number.isFinite(this.lastTakenAt) && { quietMs: this.now - this.lastTakenAt }),
 			idleMs: IDLE_STEPS,
 			...(this.lifeUnknown && { lifeUnknown: true }),
+			...(this.restored && { restored: true }),
 		};
 		const { state: planned, soon, found, unjudged } = planCheck(state, observation);
 		this.lifeUnknown = false;
+		this.restored = false;
 		this.checks++;
 		if (found.some((finding) => finding.kind === 'dry')) this.dry.push(this.checks);
 		for (const finding of found) this.found.add(finding.kind);
