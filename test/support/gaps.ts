@@ -30,6 +30,9 @@ export const GAPS_EMULATOR = {
 	rateLimit: { limit: 6_000, windowMs: 60_000 },
 };
 
+/** Blocks the ledger hook evaluates before each script (none matching): more than FIRST_WINDOW_MAX (gaps/plan.ts) and 2,000. */
+export const AGE_BLOCKS = 2_050;
+
 /** The trigger's Health Check Interval in these suites: 3 s. */
 export const CHECK_MINUTES = 0.05;
 export const CHECK_MS = CHECK_MINUTES * 60_000;
@@ -138,7 +141,15 @@ async function setEnabled(emu: Emulator, apiKey: string, uuid: string, enabled: 
  */
 export async function runGapSequence(
 	setup: RecordSetup,
-	opts: { seed: number; tag: number; blocks: number; apiKey: string; faults: GapFaults; limitMs: number; undoneReported: () => string[] },
+	opts: {
+		seed: number;
+		tag: number;
+		blocks: number;
+		apiKey: string;
+		faults: GapFaults;
+		limitMs: number;
+		undoneReported: () => string[];
+	},
 ): Promise<GapResult> {
 	const { emu, postgres } = setup;
 	const startHeight = opts.tag * 100_000;
@@ -163,6 +174,11 @@ export async function runGapSequence(
 	const excused = () => [...opts.undoneReported(), ...unknowable];
 	let downSince: number | undefined;
 	let disabledSince: number | undefined;
+	// A hook as users have them: hours old, past FIRST_WINDOW_MAX, so a stop cannot be replayed "from its first block".
+	const ledgerBefore = hookNow()?.status.evaluated_block_count ?? 0;
+	for (let height = startHeight - AGE_BLOCKS; height < startHeight; height++) await emu.injectBlock({ height, transactions: [] });
+	const aged = (hookNow()?.status.evaluated_block_count ?? 0) - ledgerBefore;
+	if (aged < AGE_BLOCKS) throw new Error(`the ledger hook evaluated ${aged} of the ${AGE_BLOCKS} blocks that age it`);
 	const stream = new ScriptStream(emu);
 	for (const [index, step] of script.steps.entries()) {
 		if (index === outageAt) {
@@ -249,7 +265,7 @@ export function describeGapResult(label: string, result: GapResult, seed: number
 	const { faults } = result;
 	return (
 		`${label}: seed ${seed} (replay: GAPS_SEED=${seed}); ${result.script.steps.length} steps, ${counts.blocks} blocks, ${counts.reorgs} reorganisations (${counts.flipFlops} flip-flops), ` +
-		`${faults.lostAnswers} answers lost (${counts.lostAnswers} in the script, one armed at a time); n8n down ${(faults.outageMs / 1000).toFixed(1)} s over ${faults.outageSteps} steps (${faults.interruptions} interruption), ` +
+		`the hook ${AGE_BLOCKS} blocks old before it; ${faults.lostAnswers} answers lost (${counts.lostAnswers} in the script, one armed at a time); n8n down ${(faults.outageMs / 1000).toFixed(1)} s over ${faults.outageSteps} steps (${faults.interruptions} interruption), ` +
 		`hook disabled ${(faults.disabledMs / 1000).toFixed(1)} s, ${faults.silentDrops} deliveries dropped without a word; ledger ${result.rows.length} rows (chain ${counts.transfers}), ` +
 		`equal to the chain ${(result.settledAfterMs / 1000).toFixed(1)} s after the last fault (but for ${result.undone.length} block(s) reported undone without their rollback, ` +
 		`${result.unknowable.length} taken just before the kill, which no process could note); ` +

@@ -26,7 +26,7 @@ import type { IDataObject, ITriggerFunctions, IWebhookFunctions, IWebhookRespons
 import { getSecret } from '../../shared/api/secretEndpoints';
 import type { Connection } from '../../shared/transport/connection';
 import { stored, type StoredHook } from '../hook/keptHook';
-import { type CheckState, forgetHandledStop } from './checkState';
+import type { CheckState } from './checkState';
 import { floorOf, type GapState, isGapState } from './plan';
 import { keepReceived, localReceived, type Received } from './received';
 
@@ -59,10 +59,7 @@ const isObject = (value: unknown): value is IDataObject => typeof value === 'obj
 export function answerCheck(ctx: IWebhookFunctions): IWebhookResponseData {
 	const body = ctx.getBodyData() as { gaps?: unknown; production?: unknown; floor?: unknown };
 	const data = ctx.getWorkflowStaticData('node');
-	if (isGapState(body.gaps)) {
-		data.gaps = body.gaps as unknown as IDataObject;
-		forgetHandledStop(data, body.gaps);
-	}
+	if (isGapState(body.gaps)) data.gaps = body.gaps as unknown as IDataObject;
 	if (isObject(body.production) && typeof body.production.hookId === 'string' && typeof body.production.webhookUrl === 'string') {
 		data.production = { hookId: body.production.hookId, webhookUrl: body.production.webhookUrl };
 	}

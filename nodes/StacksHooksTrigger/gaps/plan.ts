@@ -92,8 +92,6 @@ export interface GapState {
 	 * counts of the hook that delivers now, as they stood when it was brought back, when known (Observation).
 	 */
 	stopped?: { from: number; at: number; fromHookStart?: true; unknownStart?: UnknownStart; resumedFrom?: Counts };
-	/** The hook's evaluated-block count in the last stop that activation found and the check took (checkState.ts): not taken twice. */
-	handledStop?: { hookId: string; evaluated: number };
 	/** Heights to replay, ascending, not overlapping. */
 	pending: Range[];
 	/** Checks in a row that verified matched blocks of which nothing arrived, with nothing taken between them (DRY_CHECKS). */
@@ -147,7 +145,7 @@ export interface Observation {
 	 * back, the first stop's when activation and the check each found one): the height it had evaluated and the height
 	 * of its last match. Absent for a hook found deleted.
 	 */
-	stopRecord?: { height: number | null; lastMatch: number | null };
+	stopRecord?: { height: number | null; lastMatch: number | null; byActivation?: true };
 	/** The status as read, before any repair (a deleted hook: null and 0). */
 	evaluatedHeight: number | null;
 	evaluatedCount: number;
@@ -171,8 +169,8 @@ export interface Observation {
 	lifeUnknown?: boolean;
 	/**
 	 * The first check of a process that began from the state the static data kept (n8n restarted): a check of its earlier
-	 * life may have found the hook stopped and brought it back after the last delivery kept that state, so heights the
-	 * service skipped since are read as a stop.
+	 * life may have found the hook stopped and brought it back after that state was kept, so heights the service skipped
+	 * since are read as a stop.
 	 */
 	restored?: boolean;
 }
@@ -460,19 +458,18 @@ export function planCheck(before: GapState, seen: Observation): Plan {
 	if (seen.repaired) {
 		// Above every height the service had evaluated when it stopped: a block taken above it came after it was brought back
 		// (activation enables a stopped hook before the first check, so its deliveries may already be in).
-		// A hook found deleted has no record of where it stopped: what the static data kept of what was taken came before this
-		// process started, and the hook it was taken from was gone only after that.
-		const at = Math.max(
-			state.previous?.height ?? 0,
-			...state.windows.map((window) => window.to),
-			read === null ? (seen.kept && highestTaken(seen.kept)) ?? 0 : evaluatedTop(state, seen, replaysSince).atMost,
-			state.stopped?.at ?? 0,
-		);
+		// A hook found deleted: registered anew by this check, every block taken so far came from it, so before the stop; one
+		// registered anew by activation (its record without a height), only what the static data kept from before.
+		const deletedAt = seen.stopRecord ? (seen.stopRecord.height ?? highestTaken(seen.kept ?? []) ?? 0) : (highestTaken([...(taken ?? []), ...(seen.kept ?? [])]) ?? 0);
+		const at = Math.max(state.previous?.height ?? 0, ...state.windows.map((window) => window.to), read === null ? deletedAt : evaluatedTop(state, seen, replaysSince).atMost, state.stopped?.at ?? 0);
 		// The first height that may be missing: the lowest not known to have arrived whole (verifiedTo), or the highest block
 		// taken before the stop (inclusive: the delivery the service gave up on may be one n8n took but whose workflow failed).
 		// Never a block taken after it was brought back: that says nothing of where the gap began.
 		const verified = verifiedTo(state, seen, replaysSince);
-		const takenBefore = taken || seen.kept ? highestTaken([...(taken ?? []), ...(seen.kept ?? [])], at) : undefined;
+		// (Below the first stop on record: activation's, when it and this check each found the hook stopped; what came between
+		// was taken while activation had it running.)
+		const firstStop = seen.stopRecord?.byActivation ? Math.min(at, seen.stopRecord.height ?? at) : at;
+		const takenBefore = taken || seen.kept ? highestTaken([...(taken ?? []), ...(seen.kept ?? [])], firstStop) : undefined;
 		const unverified = verified?.height ?? (state.windows.length > 0 ? state.windows[0].after : (state.previous?.height ?? firstCheckStart(seen)));
 		const candidates = [unverified === undefined ? undefined : atLeastZero(unverified + 1 - REORG_MARGIN), takenBefore, state.stopped?.from].filter(
 			(value): value is number => value !== undefined,
@@ -554,7 +551,7 @@ export function planCheck(before: GapState, seen: Observation): Plan {
 	// mean the service skipped heights, as it does only for a stopped hook (blocks mined meanwhile are never evaluated for
 	// it; a replay asked for a height with no block yet would look the same, and the plan replays none within
 	// SETTLED_DEPTH of the tip: planGaps.ts). The check that saw it stopped and brought it back is forgotten: n8n
-	// restarted before a delivery kept that check's state (received.ts). Replayed as a stopped hook's gap: from the height
+	// restarted before that check's state was kept (ownWebhook.ts). Replayed as a stopped hook's gap: from the height
 	// read at the check before (the reorganisation margin below it) up to the height read now.
 	const last = state.previous;
 	if (seen.restored && last && state.hookId === seen.hookId && seen.evaluatedCount - last.evaluated - evaluatedBy(replaysSince) < height - last.height) {

@@ -105,7 +105,13 @@ export function planGaps(ctx: ITriggerFunctions, connection: Connection, memory:
 		hookId: checked.hookId,
 		repaired: checked.repaired === true,
 		...(checked.resumedFrom && { resumedFrom: checked.resumedFrom }),
-		...(stoppedAt && { stopRecord: { height: numberOr(stoppedAt.last_evaluated_block_height, null), lastMatch: numberOr(stoppedAt.last_occurrence_block_height, null) } }),
+		...(stoppedAt && {
+			stopRecord: {
+				height: numberOr(stoppedAt.last_evaluated_block_height, null),
+				lastMatch: numberOr(stoppedAt.last_occurrence_block_height, null),
+				...(checked.stoppedByActivation && { byActivation: true as const }),
+			},
+		}),
 		evaluatedHeight: numberOr(status.last_evaluated_block_height, null),
 		evaluatedCount: numberOr(status.evaluated_block_count, 0) ?? 0,
 		occurrences: numberOr(status.occurrence_count, 0) ?? 0,

@@ -3,18 +3,15 @@
  * process in queue mode), as the blocks it applied, when it first and last came, and whether it carried
  * rollbacks (a reorganisation). The gap plan (plan.ts) holds these against what the service counted.
  *
- * Kept in memory, and in the static data with every delivery: n8n 2.x saves what webhook() wrote there
- * when it sends webhook()'s answer (n8n's live-webhooks.js: `saveStaticData(workflow)` in the answer's
- * callback, after the run when n8n answers once the workflow finishes), whether or not the delivery
- * starts an execution, and loads it fresh for every request and at every activation (n8n's start). So a
- * restart of n8n forgets nothing it answered, in every topology, with no call to n8n's own address
- * (`persist`). What n8n does not guarantee: the column is saved whole, the last writer winning, so two
- * requests at once (a delivery and the check's call to the trigger's own webhook) can undo the other's
- * write until the next one; what a killed process had not answered yet is not saved; and nothing is
- * saved when webhook() throws. Each only makes the plan replay more. At each check the trigger's own
- * webhook is called too, when it can be (ownWebhook.ts): the process that answers writes its notes and
- * answers the union of every incarnation's record, one entry per distinct delivery: a delivery sent
- * again (a retry, an answer lost on the way back) is the same entry wherever it landed.
+ * Kept in memory first: n8n does not save what webhook() writes to the static data of a delivery it
+ * answers after queueing (or running) the execution, which is every accepted delivery (measured on
+ * n8n 2.41.3: its live-webhooks.js saves the workflow's static data in the answer's callback, and still
+ * nothing a delivery wrote reached the database). At each check the trigger's own webhook is called
+ * (ownWebhook.ts), and the process that answers writes what it took into the static data under its own
+ * incarnation; that answer is saved, because webhook() answers it itself and starts no execution. The
+ * answer is the union of every incarnation's record, one entry per distinct delivery: a delivery sent
+ * again (a retry, an answer lost on the way back) is the same entry wherever it landed. What a killed
+ * process had not yet written is lost; that only makes the plan replay more.
  *
  * A delivery that comes again and again in a row is one the workflow keeps failing on (Respond: When
  * the Workflow Finishes answers a failed run 500): reported as `repeating`.
@@ -24,20 +21,13 @@ import type { IDataObject, INode, ITriggerFunctions, IWebhookFunctions } from 'n
 
 import type { Delivery } from '../delivery/shape';
 import { nodeKey } from '../nodeKey';
-import { forgetHandledStop, runningGapState } from './checkState';
-import { floorOf, isGapState } from './plan';
+import { runningGapState } from './checkState';
 
 /** One n8n process since it started: two processes (or two lives of one) never write into one record. */
 const INCARNATION = randomUUID();
 
 /** The most deliveries one process keeps per node; the oldest go first (the plan then replays more, never less). */
 const MAX_ENTRIES = 5_000;
-/**
- * The most of them written into the static data with each delivery (the newest): every delivery writes the whole
- * record, so its size is the cost. The plan needs only those above its floor (a window or two), and a process that no
- * check call reaches (a blind queue-mode main's webhook processes) learns no floor.
- */
-const PERSISTED_ENTRIES = 500;
 /** Records of processes not heard of for this long are dropped from the static data. */
 const FORGET_AFTER_MS = 7 * 24 * 3600_000;
 /**
@@ -87,8 +77,6 @@ interface ProcessRecord {
 	repeating?: Repeating;
 	/** When the process took its last delivery (its clock); absent when it took none. */
 	last?: number;
-	/** The process ran the health check too (it wrote the check's state with its deliveries): it takes every delivery (regular mode). */
-	checks?: true;
 }
 
 interface Memory {
@@ -148,25 +136,6 @@ export function noteDelivery(ctx: IWebhookFunctions, delivery: Delivery, node?: 
 	seen.taken.delete(key);
 	seen.taken.set(key, taken);
 	if (seen.taken.size > MAX_ENTRIES) seen.taken.delete(seen.taken.keys().next().value as string);
-	persist(ctx, id, seen, marks);
-}
-
-/**
- * With each delivery, into the static data n8n saves when it answers (top of this file): this process's record, and, where
- * this process runs the health check (regular mode, or the leader's own deliveries), the check's state as it is now, so
- * that a restart of n8n finds both as the last delivery left them. The record keeps what the plan still reads (above
- * its floor), the newest PERSISTED_ENTRIES at the most.
- */
-function persist(ctx: IWebhookFunctions, id: string, seen: Memory, marks: CheckMarks): void {
-	const data = ctx.getWorkflowStaticData('node');
-	const running = runningGapState(id);
-	const floor = isGapState(marks) ? floorOf(marks) : -1;
-	const taken = [...seen.taken.values()].filter((entry) => topOf(entry) > floor).slice(-PERSISTED_ENTRIES);
-	data.received = { ...recordsIn(data), [INCARNATION]: { ...recordOf(seen, taken, Date.now()), ...(running && { checks: true as const }) } } as unknown as IDataObject;
-	if (running) {
-		data.gaps = running as unknown as IDataObject;
-		forgetHandledStop(data, running);
-	}
 }
 
 function recordOf(seen: Memory, taken: Taken[], now: number): ProcessRecord {
@@ -190,11 +159,6 @@ export function union(records: Taken[][]): Taken[] {
 		}
 	}
 	return [...byKey.values()];
-}
-
-/** The records less what applied nothing above `floor`. */
-function pruned(records: Record<string, ProcessRecord>, floor: number): Record<string, ProcessRecord> {
-	return Object.fromEntries(Object.entries(records).map(([incarnation, record]) => [incarnation, { ...record, taken: record.taken.filter((taken) => topOf(taken) > floor) }]));
 }
 
 function recordsIn(data: IDataObject): Record<string, ProcessRecord> {
@@ -241,24 +205,20 @@ export function keepReceived(ctx: IWebhookFunctions, floor: number, now = Date.n
 /**
  * For a check that cannot reach the trigger's webhook: the records as n8n loaded them with the workflow, with this
  * process's own in place of what was kept of it, less what applied nothing above `floor` (forgotten here too, as the
- * webhook's answer would). Complete where this process takes every delivery (regular mode); undefined when it took none
- * since it started and no earlier life of it took any while running the check, as it cannot know then whether another
- * process takes them (a queue-mode main).
+ * webhook's answer would). Complete where this process takes every delivery (regular mode) since it started; undefined
+ * when it took none, as it cannot know then whether another process takes them (a queue-mode main).
  */
 export function localReceived(ctx: ITriggerFunctions, floor: number): Received | undefined {
 	const seen = memory.get(nodeKey(ctx));
-	const kept = recordsIn(ctx.getWorkflowStaticData('node'));
+	if (!seen) return undefined;
 	const now = Date.now();
-	// Nothing taken since this process started: it still knows all if the process that ran the check before it (its own
-	// last life) took the deliveries itself, as only a regular-mode n8n does; a queue-mode main never has.
-	if (!seen) return Object.values(kept).some((record) => record.checks) ? unionOf(pruned(kept, floor), now) : undefined;
 	for (const [key, taken] of seen.taken) if (topOf(taken) <= floor) seen.taken.delete(key);
-	return unionOf({ ...kept, [INCARNATION]: recordOf(seen, [...seen.taken.values()], now) }, now);
+	return unionOf({ ...recordsIn(ctx.getWorkflowStaticData('node')), [INCARNATION]: recordOf(seen, [...seen.taken.values()], now) }, now);
 }
 
 /**
  * What every process had taken as the static data held it when n8n loaded the workflow for this trigger (its start, or
- * the activation): what the deliveries before a restart wrote (persist). Only for where a stopped hook's gap began
+ * the activation): what the last check that reached the trigger's webhook kept. Only for where a stopped hook's gap began
  * (plan.ts): it is not what n8n took since, so no window is judged on it.
  */
 export function keptTaken(ctx: ITriggerFunctions): Taken[] {

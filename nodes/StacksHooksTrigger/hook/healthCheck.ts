@@ -87,7 +87,7 @@ export async function checkHookAndGaps(
 	// 1. What n8n took, before the hook is read: the blocks counted were all evaluated before that read (gaps/plan.ts).
 	const heardBefore = await hear(ctx, connection, memory, settings.internalAddress);
 	// 2. The hook read, and brought back if it stopped; in the node's turn, so that deactivation never waits for a replay.
-	const repaired = await repairHook(ctx, params, connection, memory);
+	const repaired = await repairHook(ctx, params, connection);
 	const { hookId } = repaired;
 	if (!repaired.connection || !hookId) return { outcome: repaired.outcome };
 	const checked = { ...repaired, hookId };
@@ -124,7 +124,7 @@ function reportGaps(ctx: ITriggerFunctions, gaps: GapOutcome | undefined, state:
 	state.blind = gaps.blind;
 	if (gaps.unreachable && !state.unreachable) {
 		ctx.logger.info(
-			`${where}: ${gaps.unreachable} (${gaps.callError ?? 'no answer'}). The health check counts what this n8n process took itself, which is every delivery when it runs alone (regular mode), and keeps it, with its own state, in the workflow's static data with each delivery, so a restart of n8n forgets nothing. In queue mode, set the trigger's Internal Webhook Address to where this main process reaches the webhook processes.`,
+			`${where}: ${gaps.unreachable} (${gaps.callError ?? 'no answer'}). The health check counts what this n8n process took itself, which is every delivery when it runs alone (regular mode); it keeps that in memory, so after a restart of n8n it judges only what came since, and a hook found stopped then is replayed from the service's record of where it stopped. In queue mode, set the trigger's Internal Webhook Address to where this main process reaches the webhook processes.`,
 			meta,
 		);
 	}

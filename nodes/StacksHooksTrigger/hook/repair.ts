@@ -16,7 +16,7 @@ import { getHook, listHooks } from '../../shared/api/hookEndpoints';
 import type { Hook } from '../../shared/schemas';
 import { backgroundConnection, type Connection } from '../../shared/transport/connection';
 import { asNodeError, isNotFound } from '../../shared/transport/errors';
-import { type CheckState, takeStoppedAtActivation } from '../gaps/checkState';
+import { takeStoppedAtActivation } from '../gaps/checkState';
 import type { Counts } from '../gaps/plan';
 import { remember, stored, type StoredHook } from './keptHook';
 import { desiredDefinition, ensureDelivering, type HookParameters, hookParameters, keepOneOf, registerEnabled, whyNotDelivering } from './lifecycle';
@@ -50,6 +50,8 @@ export interface Checked {
 	counted?: Hook['status'];
 	/** With `repaired`: the hook's status where the service stopped delivering, as read before it was brought back (none when it had been deleted). */
 	stoppedAt?: Hook['status'];
+	/** `stoppedAt` is activation's record (the first stop, when this check found the hook stopped again). */
+	stoppedByActivation?: boolean;
 	/** With `repaired`: the counts the same hook goes on from (enabled again); undefined for one registered or taken over. */
 	resumedFrom?: Counts;
 }
@@ -60,18 +62,18 @@ export async function checkHookHealth(ctx: ITriggerFunctions, params = hookParam
 }
 
 /** The hook read, and repaired if it stopped; 'busy' when activation or deactivation holds the node's turn. */
-export async function repairHook(ctx: ITriggerFunctions, params: HookParameters, connection: Connection, memory: CheckState): Promise<Checked> {
+export async function repairHook(ctx: ITriggerFunctions, params: HookParameters, connection: Connection): Promise<Checked> {
 	const checked = await checkInTurn(ctx, params, connection);
 	if (!checked.hookId) return checked;
 	// Brought back by activation (n8n's start after an outage) rather than by a check: a repair all the same.
-	const atActivation = takeStoppedAtActivation(ctx, memory);
+	const atActivation = takeStoppedAtActivation(ctx);
 	const byActivation = checked.outcome === 'healthy' && atActivation !== undefined;
 	const repaired = checked.outcome === 'enabled' || checked.outcome === 'registered' || byActivation;
 	return {
 		...checked,
 		repaired,
 		// The service's record of where it stopped: activation's, the first, when both it and this check found it stopped.
-		...(repaired && { stoppedAt: atActivation ?? checked.read?.status }),
+		...(repaired && { stoppedAt: atActivation ?? checked.read?.status, ...(atActivation && { stoppedByActivation: true }) }),
 		counted: byActivation ? atActivation : checked.read?.status,
 		// Enabled again, the same hook goes on from its counts as read; one registered or taken over, from counts not kept.
 		resumedFrom: checked.outcome === 'enabled' && checked.read ? countsOf(checked.read.status) : byActivation ? countsOf(atActivation) : undefined,

@@ -33,7 +33,7 @@ import { EXAMPLE_SENDER, loadExample, TRIGGER_TYPE } from '../../support/example
 import type { WorkflowJson } from '../../support/n8n/api';
 import { type Postgres, startPostgres } from '../../support/n8n/servers';
 import { startStack, type Stack, UNREACHABLE_PUBLIC_URL } from '../../support/n8n/stack';
-import { CHECK_MINUTES, CHECK_MS, describeGapResult, expectQuietTail, GAPS_EMULATOR, gapSeeds, runGapSequence, settledLedger, undoneInLog, withoutExcused } from '../../support/gaps';
+import { alertsOf, CHECK_MINUTES, CHECK_MS, describeGapResult, expectQuietTail, GAPS_EMULATOR, gapSeeds, runGapSequence, settledLedger, undoneInLog, withoutExcused } from '../../support/gaps';
 import { expectLedgerEqualsChain, heightsOfTag, hookNamed, LEDGER_DATABASE, ledgerRows, type RecordSetup, setUpRecipes } from '../../support/record';
 
 const API_KEY = 'gaps-test-key';
@@ -78,6 +78,11 @@ describe("the trigger closes its own gaps (regular mode, n8n's public address un
 			expect(Number.isFinite(result.settledAfterMs)).toBe(true);
 			expect(result.faults.silentDrops).toBeGreaterThan(0);
 			expect(result.faults.interruptions).toBe(1);
+			// Restarted with nothing kept (the check never reached its webhook), the hook older than FIRST_WINDOW_MAX and found
+			// stopped: replayed from the service's last match before it stopped, and the user told, once, that blocks below may
+			// be lost (true: nothing kept says where the failed deliveries began).
+			const unknownStart = (await alertsOf(stack.n8n, setup.ledger.workflowId)).filter((alert) => /cannot tell where the gap began/.test(alert.message));
+			expect(unknownStart).toHaveLength(1);
 
 			await expectQuietTail(setup, result, { n8n: stack.n8n, emu: stack.emu, triggerLines });
 			// The check never called the public address successfully, and said once that it counts what this process took.
