@@ -20,8 +20,6 @@ export interface CheckState {
 	secret?: string;
 	/** Begun empty (the static data kept no gap state), and no check has planned since: see plan.ts, `lifeUnknown`. */
 	unplanned?: boolean;
-	/** Begun from the gap state the static data kept, and no check has planned since: see plan.ts, `restored`. */
-	restored?: boolean;
 }
 
 const states = new Map<string, CheckState>();
@@ -38,7 +36,7 @@ export function checkState(ctx: ITriggerFunctions): CheckState {
 	let kept = states.get(key);
 	if (!kept) {
 		const state = keptGapState(ctx);
-		kept = state ? { state, restored: true } : { state: emptyState(), unplanned: true };
+		kept = state ? { state } : { state: emptyState(), unplanned: true };
 		states.set(key, kept);
 	}
 	return kept;
@@ -57,19 +55,19 @@ export function runningGapState(key: string): GapState | undefined {
  * saves the static data after the activation, but nothing trigger() writes, so a note kept there could not be told
  * taken from not taken at the next start; a restart before the first check forgets it (README, Nothing missed).
  */
-const stoppedAtActivation = new Map<string, Hook['status']>();
+const stoppedAtActivation = new Map<string, Hook>();
 
 export function noteStoppedAtActivation(ctx: IHookFunctions, hook: Hook): void {
 	if (ctx.getMode() === 'manual') return;
-	// An earlier stop not yet taken by a check: the gap begins there.
+	// An earlier stop of the same hook not yet taken by a check: the gap begins there.
 	const key = nodeKey(ctx);
-	if (!stoppedAtActivation.has(key)) stoppedAtActivation.set(key, { ...hook.status });
+	if (stoppedAtActivation.get(key)?.uuid !== hook.uuid) stoppedAtActivation.set(key, hook);
 }
 
-/** The hook's status where activation found it stopped, once; undefined when it did not. */
-export function takeStoppedAtActivation(ctx: ITriggerFunctions): Hook['status'] | undefined {
+/** The status of hook `hookId` where activation found it stopped, once; undefined when it did not (or found another hook). */
+export function takeStoppedAtActivation(ctx: ITriggerFunctions, hookId: string): Hook['status'] | undefined {
 	const key = nodeKey(ctx);
-	const status = stoppedAtActivation.get(key);
+	const hook = stoppedAtActivation.get(key);
 	stoppedAtActivation.delete(key);
-	return status;
+	return hook?.uuid === hookId ? hook.status : undefined;
 }

@@ -167,12 +167,6 @@ export interface Observation {
 	 * window (which would take every earlier match for a missing one).
 	 */
 	lifeUnknown?: boolean;
-	/**
-	 * The first check of a process that began from the state the static data kept (n8n restarted): a check of its earlier
-	 * life may have found the hook stopped and brought it back after that state was kept, so heights the service skipped
-	 * since are read as a stop.
-	 */
-	restored?: boolean;
 }
 
 export type Finding =
@@ -545,21 +539,6 @@ export function planCheck(before: GapState, seen: Observation): Plan {
 		// The read was a replay's (or a block's evaluated again): which new heights the service had evaluated before it is
 		// not known, so no window closes and none is judged now; the replays begun since count into the next.
 		state.replays = replaysSince;
-		return { state, found };
-	}
-	// After a restart (`restored`): fewer evaluations than new heights since the check before, beyond the check's replays,
-	// mean the service skipped heights, as it does only for a stopped hook (blocks mined meanwhile are never evaluated for
-	// it; a replay asked for a height with no block yet would look the same, and the plan replays none within
-	// SETTLED_DEPTH of the tip: planGaps.ts). The check that saw it stopped and brought it back is forgotten: n8n
-	// restarted before that check's state was kept (ownWebhook.ts). Replayed as a stopped hook's gap: from the height
-	// read at the check before (the reorganisation margin below it) up to the height read now.
-	const last = state.previous;
-	if (seen.restored && last && state.hookId === seen.hookId && seen.evaluatedCount - last.evaluated - evaluatedBy(replaysSince) < height - last.height) {
-		add({ kind: 'stopped', range: [atLeastZero(last.height + 1 - REORG_MARGIN), height] });
-		// The replays' own heights, as any repair does, where nothing shows they were brought.
-		for (const range of taken ? unanswered(taken, replaysSince) : replaysSince.map((replay): Range => [replay.from, replay.to])) state.pending = addRange(state.pending, range);
-		state.previous = { occurrences: seen.occurrences, evaluated: seen.evaluatedCount, height, at: seen.now };
-		state.takenBefore = takenNow;
 		return { state, found };
 	}
 	if (!taken) {

@@ -120,10 +120,8 @@ export function planGaps(ctx: ITriggerFunctions, connection: Connection, memory:
 		...(received?.quietMs !== undefined && { quietMs: received.quietMs }),
 		idleMs: Math.min(IDLE_MS, settings.intervalMs / 2),
 		...(settings.atStartup && memory.unplanned && { lifeUnknown: true }),
-		...(memory.restored && { restored: true }),
 	});
 	memory.unplanned = undefined;
-	memory.restored = undefined;
 	for (const finding of found) {
 		const said = describe(finding);
 		if (said) logHealed(ctx, said);

@@ -66,7 +66,7 @@ export async function repairHook(ctx: ITriggerFunctions, params: HookParameters,
 	const checked = await checkInTurn(ctx, params, connection);
 	if (!checked.hookId) return checked;
 	// Brought back by activation (n8n's start after an outage) rather than by a check: a repair all the same.
-	const atActivation = takeStoppedAtActivation(ctx);
+	const atActivation = takeStoppedAtActivation(ctx, checked.hookId);
 	const byActivation = checked.outcome === 'healthy' && atActivation !== undefined;
 	const repaired = checked.outcome === 'enabled' || checked.outcome === 'registered' || byActivation;
 	return {
