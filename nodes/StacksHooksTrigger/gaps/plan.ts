@@ -267,6 +267,16 @@ export function highestTaken(taken: TakenDelivery[], upTo = Number.POSITIVE_INFI
 }
 
 /**
+ * For a hook found deleted (no height read), the highest height known evaluated before it stopped: registered anew by
+ * this check, every block taken so far came from it; registered anew by activation (its record without a height), only
+ * what the static data kept from before.
+ */
+function deletedTop(seen: Observation): number {
+	const before = seen.stopRecord ? (seen.stopRecord.height ?? highestTaken(seen.kept ?? [])) : highestTaken([...(seen.taken ?? []), ...(seen.kept ?? [])]);
+	return before ?? 0;
+}
+
+/**
  * Where a stopped hook's gap begins: the lowest candidate (a height known complete, less the reorganisation margin; the
  * highest block taken before the stop; an earlier stop's start). With nothing known of what arrived before (the first
  * start of this version, the static data lost), a hook short-lived enough is taken from its first block, which is
@@ -452,10 +462,7 @@ export function planCheck(before: GapState, seen: Observation): Plan {
 	if (seen.repaired) {
 		// Above every height the service had evaluated when it stopped: a block taken above it came after it was brought back
 		// (activation enables a stopped hook before the first check, so its deliveries may already be in).
-		// A hook found deleted: registered anew by this check, every block taken so far came from it, so before the stop; one
-		// registered anew by activation (its record without a height), only what the static data kept from before.
-		const deletedAt = seen.stopRecord ? (seen.stopRecord.height ?? highestTaken(seen.kept ?? []) ?? 0) : (highestTaken([...(taken ?? []), ...(seen.kept ?? [])]) ?? 0);
-		const at = Math.max(state.previous?.height ?? 0, ...state.windows.map((window) => window.to), read === null ? deletedAt : evaluatedTop(state, seen, replaysSince).atMost, state.stopped?.at ?? 0);
+		const at = Math.max(state.previous?.height ?? 0, ...state.windows.map((window) => window.to), read === null ? deletedTop(seen) : evaluatedTop(state, seen, replaysSince).atMost, state.stopped?.at ?? 0);
 		// The first height that may be missing: the lowest not known to have arrived whole (verifiedTo), or the highest block
 		// taken before the stop (inclusive: the delivery the service gave up on may be one n8n took but whose workflow failed).
 		// Never a block taken after it was brought back: that says nothing of where the gap began.

@@ -20,8 +20,8 @@ import { noteStoppedAtActivation } from '../gaps/checkState';
 import { type HookOwner, remember, slotName, stored } from './keptHook';
 import { logHealed } from './log';
 import { inTurn } from './turns';
-import { nodeKey } from '../nodeKey';
 import { listeningSample, replaySampleBlock } from '../listening/sampleBlock';
+import { nodeKey } from '../nodeKey';
 
 export function defaultHookName(ctx: HookOwner): string {
 	const workflow = ctx.getWorkflow();
