@@ -75,8 +75,6 @@ interface ProcessRecord {
 	taken: Taken[];
 	at: number;
 	repeating?: Repeating;
-	/** When the process took its last delivery (its clock); absent when it took none. */
-	last?: number;
 }
 
 interface Memory {
@@ -139,8 +137,11 @@ export function noteDelivery(ctx: IWebhookFunctions, delivery: Delivery, node?: 
 }
 
 function recordOf(seen: Memory, taken: Taken[], now: number): ProcessRecord {
-	return { taken, at: now, ...(seen.repeating && { repeating: seen.repeating }), ...(seen.lastAt !== undefined && { last: seen.lastAt }) };
+	return { taken, at: now, ...(seen.repeating && { repeating: seen.repeating }) };
 }
+
+/** How long since this process took its last delivery, when it took one. */
+const quietOf = (seen: Memory | undefined, now: number) => (seen?.lastAt !== undefined ? { quietMs: now - seen.lastAt } : {});
 
 /** The highest height a delivery applied or rolled back. */
 export const topOf = (taken: Pick<Taken, 'a' | 'b'>) => Math.max(...taken.a.map(([height]) => height), ...(taken.b ?? []).map(([height]) => height));
@@ -173,14 +174,10 @@ function recordsIn(data: IDataObject): Record<string, ProcessRecord> {
  */
 function unionOf(records: Record<string, ProcessRecord>, now: number): Received {
 	let repeating: Repeating | undefined;
-	let last: number | undefined;
 	for (const record of Object.values(records)) {
 		if (record.repeating && now - record.at <= REPEATING_HEARD_MS && (!repeating || record.repeating.times > repeating.times)) repeating = record.repeating;
-		if (typeof record.last === 'number') last = Math.max(last ?? record.last, record.last);
 	}
-	// The stream is as busy as the busiest process: the last delivery any of them took (a process that takes none itself,
-	// such as a queue-mode main answering for the others, knows it from their records).
-	return { taken: union(Object.values(records).map((record) => record.taken)), ...(repeating && { repeating }), ...(last !== undefined && { quietMs: Math.max(0, now - last) }) };
+	return { taken: union(Object.values(records).map((record) => record.taken)), ...(repeating && { repeating }) };
 }
 
 /**
@@ -199,7 +196,7 @@ export function keepReceived(ctx: IWebhookFunctions, floor: number, now = Date.n
 		records[INCARNATION] = recordOf(seen, [...seen.taken.values()], now);
 	}
 	data.received = records as unknown as IDataObject;
-	return { ...unionOf(records, now), by: INCARNATION };
+	return { ...unionOf(records, now), by: INCARNATION, ...quietOf(seen, now) };
 }
 
 /**
@@ -213,7 +210,7 @@ export function localReceived(ctx: ITriggerFunctions, floor: number): Received |
 	if (!seen) return undefined;
 	const now = Date.now();
 	for (const [key, taken] of seen.taken) if (topOf(taken) <= floor) seen.taken.delete(key);
-	return unionOf({ ...recordsIn(ctx.getWorkflowStaticData('node')), [INCARNATION]: recordOf(seen, [...seen.taken.values()], now) }, now);
+	return { ...unionOf({ ...recordsIn(ctx.getWorkflowStaticData('node')), [INCARNATION]: recordOf(seen, [...seen.taken.values()], now) }, now), ...quietOf(seen, now) };
 }
 
 /**
