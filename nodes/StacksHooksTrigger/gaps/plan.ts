@@ -479,7 +479,10 @@ export function planCheck(before: GapState, seen: Observation): Plan {
 		// bring are replayed again (all of them, when what n8n took is not known). Not the heights between them and the stop.
 		const replayed = verified?.replays ?? [...replaysSince, ...state.windows.flatMap((window) => window.replays)];
 		for (const range of taken ? unanswered(taken, replayed) : replayed.map((replay): Range => [replay.from, replay.to])) state.pending = addRange(state.pending, range);
+		// Nothing taken is known too when this process heard n8n's side since the hook's activation (not a restart with nothing
+		// kept): starting from the hook's first block is then no guess, and said as an ordinary gap.
 		const known =
+			(taken !== undefined && !seen.lifeUnknown) ||
 			state.windows.length > 0 ||
 			state.previous !== undefined ||
 			takenBefore !== undefined ||
