@@ -18,7 +18,8 @@ import { answerModeFields, answerModeProperty, answerModeQueueNotice } from './d
 import { receiveDelivery } from './delivery/receive';
 import { DEFAULT_CATCH_UP_LIMIT } from './gaps/planGaps';
 import { DEFAULT_STALL_MINUTES } from './hook/alerts';
-import { DEFAULT_HEALTH_CHECK_MINUTES, startHealthChecks } from './hook/healthCheck';
+import { DEFAULT_HEALTH_CHECK_MINUTES } from './hook/checkInterval';
+import { startHealthChecks } from './hook/healthCheck';
 import { checkExists, create, remove } from './hook/lifecycle';
 import { testEventResponse } from './listening/handOver';
 import { sampleBlockProperties } from './listening/sampleBlock';

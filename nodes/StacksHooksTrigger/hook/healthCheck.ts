@@ -29,12 +29,12 @@ import { internalBase } from '../gaps/ownWebhook';
 import { DEFAULT_CATCH_UP_LIMIT, planGaps } from '../gaps/planGaps';
 import { type GapOutcome, replayGaps } from '../gaps/replay';
 import { DEFAULT_STALL_MINUTES, tellUser } from './alerts';
+import { healthCheckMs } from './checkInterval';
 import { stored } from './keptHook';
 import { hookParameters } from './lifecycle';
 import { whereInLog } from './log';
 import { type HealthCheckOutcome, repairHook } from './repair';
 
-export const DEFAULT_HEALTH_CHECK_MINUTES = 5;
 /** After n8n starts: soon, spread so that many workflows do not all call at once. */
 const STARTUP_DELAY_MS = { min: 5_000, max: 35_000 };
 /** When activation or deactivation holds the node's turn, the check waits this long and tries again. */
@@ -69,7 +69,7 @@ function checkSettings(ctx: ITriggerFunctions): CheckSettings {
 		catchUpLimit: option('catchUpLimit', DEFAULT_CATCH_UP_LIMIT),
 		stallMinutes: option('stallMinutes', DEFAULT_STALL_MINUTES),
 		// As given: a value that is not a positive number turns the checks off (startHealthChecks).
-		intervalMs: (ctx.getNodeParameter('options.healthCheckMinutes', DEFAULT_HEALTH_CHECK_MINUTES) as number) * 60_000,
+		intervalMs: healthCheckMs(ctx),
 		internalAddress: String(ctx.getNodeParameter('options.internalWebhookAddress', '') ?? ''),
 		atStartup: ['init', 'leadershipChange'].includes(ctx.getActivationMode()),
 	};

@@ -17,6 +17,7 @@ import { type Connection, getConnection } from '../../shared/transport/connectio
 import { asNodeError, isNotFound } from '../../shared/transport/errors';
 import { keepSecret } from '../delivery/accountSecret';
 import { noteStoppedAtActivation } from '../gaps/checkState';
+import { healthCheckMs } from './checkInterval';
 import { type HookOwner, remember, slotName, stored } from './keptHook';
 import { logHealed } from './log';
 import { inTurn } from './turns';
@@ -106,9 +107,26 @@ export async function ensureDelivering(ctx: HookOwner, hook: Hook, connection: C
 /** Nodes whose kept hook checkExists found gone at the service, until create (or the adoption) replaces it. Same process. */
 const goneAtActivation = new Set<string>();
 
-/** On activation: enabled again if stopped, and then told to the health check, which replays what it missed. */
+/**
+ * On activation: a hook the service stopped (interrupted after failed deliveries, disabled) is enabled again, and told to
+ * the health check, which replays what it missed. At n8n's start, when checks run, it is left stopped for the first check
+ * (5 to 35 s later, healthCheck.ts), which brings it back and replays from the service's record of where it stopped: that
+ * record, the hook's own status, is then the note of the stop, and outlives any restart before that check (n8n saves
+ * nothing trigger() writes, and a note in memory would be gone with it: issue #38's crash loop). The blocks of those
+ * seconds are replayed with the rest of the outage.
+ */
 async function ensureDeliveringOnActivation(ctx: IHookFunctions, hook: Hook, connection: Connection): Promise<void> {
+	const why = whyNotDelivering(hook);
+	if (why && leftForCheck(ctx)) {
+		logHealed(ctx, `found hook ${hook.uuid} stopped on n8n's start (${why}): the first health check brings it back and replays what it missed`);
+		return;
+	}
 	if (await ensureDelivering(ctx, hook, connection, 'on activation')) noteStoppedAtActivation(ctx, hook);
+}
+
+/** n8n's start (or a new leader's), with health checks on: the first check comes within seconds. */
+function leftForCheck(ctx: IHookFunctions): boolean {
+	return ['init', 'leadershipChange'].includes(ctx.getActivationMode()) && healthCheckMs(ctx) > 0;
 }
 
 export async function checkExists(this: IHookFunctions): Promise<boolean> {

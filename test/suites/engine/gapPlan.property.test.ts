@@ -14,9 +14,10 @@
  * since it started, pruned below the plan's floor as ownWebhook.ts does, none at all (blind) until it
  * takes a delivery; at some checks n8n restarts and forgets them with the gap state, while what the
  * service had in flight still arrives afterwards, as it retries). In that view an outage is n8n down:
- * no check until it starts again, and its activation enables the hook it finds stopped (or registers
- * one found gone) before the first check, noting the service's record of the stop in memory
- * (checkState.ts). Hooks are young, or older than FIRST_WINDOW_MAX (`age`: blocks evaluated before).
+ * no check until it starts again; its activation leaves a hook it finds stopped (interrupted, disabled)
+ * to the first check, or registers one found gone before that check, noting it in memory
+ * (checkState.ts); n8n may restart again before that check (a crash loop). Hooks are young, or older
+ * than FIRST_WINDOW_MAX (`age`: blocks evaluated before).
  *
  * Properties: once the faults stop and a few checks have run, every block that was canonical and
  * matched reached n8n at least once; the replays stay within a bound of the faults; a history
@@ -92,9 +93,14 @@ interface Delivery {
 /**
  * What the check knows of what n8n took: every process's notes through the trigger's webhook ('complete'); nothing
  * (`absent`: a queue-mode main that cannot reach the webhook processes); this process's notes since it started, n8n
- * restarting now and then (`restarts`: regular mode, the webhook unreachable; ownWebhook.ts's `localReceived`).
+ * restarting now and then (`restarts`: regular mode, the webhook unreachable; ownWebhook.ts's `localReceived`); every
+ * process's notes, n8n restarting now and then with what the last check kept in the static data through the webhook
+ * (`persisted`: regular mode with the webhook reachable, queue mode with the Internal Webhook Address set right).
  */
-type View = 'complete' | 'absent' | 'restarts';
+type View = 'complete' | 'absent' | 'restarts' | 'persisted';
+const restarting = (view: View) => view === 'restarts' || view === 'persisted';
+
+const copyNotes = (notes: Map<string, TakenDelivery>) => new Map([...notes].map(([key, taken]) => [key, { ...taken, ...(taken.p && { p: [...taken.p] }) }]));
 
 /** The activation's note of a hook it found stopped (checkState.ts): the status as read before it enabled it. */
 interface StopNote {
@@ -129,7 +135,9 @@ class World {
 	readonly reached = new Set<string>();
 	inFlight: Array<{ at: number; delivery: Delivery }> = [];
 	/** received.ts's record, as one union. */
-	readonly taken = new Map<string, TakenDelivery>();
+	taken = new Map<string, TakenDelivery>();
+	/** What the last check kept in the static data through the trigger's webhook (the 'persisted' view): its state, and the notes then. */
+	private kept: { state: GapState; taken: Map<string, TakenDelivery> } = { state: emptyState(), taken: new Map() };
 	/** What the static data holds of the check's state when a delivery comes. */
 	marks: GapState = emptyState();
 	replayed = 0;
@@ -158,8 +166,14 @@ class World {
 	lifeUnknown = false;
 	/** The activation's note of a stopped hook, kept in the static data until a kept state has taken it. */
 	stopNote: StopNote | undefined;
-	/** Restarts whose activation found the hook stopped (or gone) and brought it back before the first check. */
+	/** Restarts whose activation registered a hook found gone before the first check (its note in memory). */
 	enabledAtStart = 0;
+	/** Restarts whose activation found the hook stopped and left it to the first check. */
+	leftAtStart = 0;
+	/** Restarts before any check ran since the one before. */
+	crashLoops = 0;
+	/** Restarts while a gap was pending or being replayed. */
+	pendingAtRestart = 0;
 	/** Where gaps began that the trigger said it could not tell the start of (gapStartUnknown): blocks below may be lost. */
 	readonly unknownFrom: number[] = [];
 	/** The hook stopped before n8n had taken anything of it: then nothing at all is known of where its gap began. */
@@ -262,13 +276,16 @@ class World {
 	/**
 	 * n8n restarts (the 'restarts' view): its memory is gone, what the static data kept is not (the notes of every delivery
 	 * it answered, and the check's state as the last of them left it); what the service has in flight still arrives, as it
-	 * retries. Its activation enables a hook the service stopped (interrupted, disabled), noting the status as read unless
-	 * an earlier stop's note is still there; one deleted is left to the check. The state the next check begins from.
+	 * retries. Its activation leaves a hook the service stopped (interrupted, disabled) to the first check (lifecycle.ts: the
+	 * service's status is the record of the stop); one deleted it replaces at once, noting it in memory (checkState.ts). The
+	 * state the next check begins from.
 	 */
 	restart(): GapState {
-		// Nothing reached the trigger's webhook, so the static data kept neither notes nor state: all is begun anew.
-		this.lifeUnknown = true;
-		this.taken.clear();
+		// Where the webhook was reached, the static data holds the notes and state as the last check kept them; else neither,
+		// and all is begun anew.
+		const persisted = this.view === 'persisted';
+		this.lifeUnknown = !persisted;
+		this.taken = persisted ? copyNotes(this.kept.taken) : new Map();
 		this.lastTakenAt = Number.NEGATIVE_INFINITY;
 		this.tookSinceStart = false;
 		this.restarts++;
@@ -283,14 +300,15 @@ class World {
 		}
 		// The activation's note is in memory (checkState.ts): one not taken before this restart is gone with it.
 		this.stopNote = undefined;
-		if (this.stopped !== undefined || gone) {
+		if (this.stopped !== undefined && !gone) this.leftAtStart++;
+		if (gone) {
 			this.enabledAtStart++;
 			this.stopNote = { hookId: this.hookId, evaluated: this.evaluated, count: this.evaluatedCount, occurrences: this.occurrences, lastMatch: this.lastMatch };
 			this.stopped = undefined;
 			this.streamFreeAt = this.now;
 		}
-		this.marks = emptyState();
-		return emptyState();
+		this.marks = persisted ? this.kept.state : emptyState();
+		return this.marks;
 	}
 
 	/** What the check is told n8n took: undefined when it cannot know (blind). */
@@ -369,6 +387,8 @@ class World {
 		const replays: Replay[] = replayNow.map(([from, to]) => ({ from, to, at: this.now, evaluated: to - from + 1 }));
 		const next: GapState = { ...planned, pending: left, replays: [...planned.replays, ...replays], alerts: alerts.state };
 		this.marks = next;
+		// The check's second call to the webhook keeps its plan before it replays (replay.ts), with the notes as they stand.
+		this.kept = { state: next, taken: copyNotes(this.taken) };
 		for (const [from, to] of replayNow) {
 			for (let height = from; height <= to; height++) {
 				this.replayed++;
@@ -398,28 +418,42 @@ class World {
 
 /**
  * `restarts`: the steps (0 for the first) before which n8n restarts, in the 'restarts' view, a gap pending or not; there an
- * outage is n8n down, so a restart follows each one at the next step. `age`: blocks the hook evaluated before.
+ * outage is n8n down, so a restart follows each one at the next step, and with `crashLoop` another one a step after
+ * that, before the first check. `age`: blocks the hook evaluated before.
  */
 function run(
 	steps: Step[],
 	every: number,
 	dropReplays: boolean,
-	{ view = 'complete', restarts = [], replayCost = 0, perCheck = 1_000, age = 0 }: { view?: View; restarts?: readonly number[]; replayCost?: number; perCheck?: number; age?: number } = {},
+	{
+		view = 'complete',
+		restarts = [],
+		replayCost = 0,
+		perCheck = 1_000,
+		age = 0,
+		crashLoop = false,
+		world = new World(view, age),
+	}: { view?: View; restarts?: readonly number[]; replayCost?: number; perCheck?: number; age?: number; crashLoop?: boolean; world?: World } = {},
 ): { world: World; state: GapState } {
-	const world = new World(view, age);
 	world.replayCost = replayCost;
 	let state = emptyState();
 	let soonAt: number | undefined;
 	let downAt: number | undefined;
+	let upAgainAt: number | undefined;
 	let checksAtStart = 0;
 	for (const [i, current] of steps.entries()) {
 		// A restart after an outage (n8n was down: its activation brings the hook back before the first check), and at chosen
 		// steps, while no gap is pending: a restart forgets the check's state where n8n cannot reach its own webhook (README,
 		// Nothing missed), and so a gap it had found and not yet replayed.
-		// (Not again before a check ran since the last start: activation's note of a stopped hook lives in memory until the first
-		// check takes it, so a crash loop loses it: README, Nothing missed.)
-		const calm = !state.stopped && state.pending.length === 0 && world.checks > checksAtStart;
-		if (view === 'restarts' && calm && (restarts.includes(i) || downAt === i - 1)) {
+		// Again before the first check too (a crash loop), but for a hook activation registered in place of one found gone: its
+		// note lives in memory until that check takes it (README, Nothing missed).
+		// Where the check keeps its state through the webhook ('persisted'), at any point, a gap pending or being replayed.
+		const calm = (view === 'persisted' || (!state.stopped && state.pending.length === 0)) && world.stopNote === undefined;
+		const crash = crashLoop && upAgainAt === i - 1;
+		if (restarting(view) && calm && (restarts.includes(i) || downAt === i - 1 || crash)) {
+			upAgainAt = downAt === i - 1 ? i : undefined;
+			if (world.checks === checksAtStart) world.crashLoops++;
+			if (state.stopped || state.pending.length > 0 || state.replays.length > 0) world.pendingAtRestart++;
 			checksAtStart = world.checks;
 			state = world.restart();
 			// The first check after a start comes soon (healthCheck.ts, STARTUP_DELAY_MS), after the activation's deliveries.
@@ -427,7 +461,7 @@ function run(
 		}
 		world.mine(current);
 		// An outage is n8n down: no check until it starts again (at the next step), when no gap is pending.
-		downAt = view === 'restarts' && current.fault === 'outage' && !state.stopped && state.pending.length === 0 && world.checks > checksAtStart ? i : undefined;
+		downAt = restarting(view) && current.fault === 'outage' && (view === 'persisted' || (!state.stopped && state.pending.length === 0)) && world.stopNote === undefined ? i : undefined;
 		// The first check comes soon after activation (healthCheck.ts), then one every interval, and one a step after a
 		// check that asked for it (not after one that was itself soon).
 		if (downAt === undefined && (i === 0 || (i + 1) % every === 0 || i === soonAt)) {
@@ -690,19 +724,23 @@ describe("the gap plan and the alerts, with the check's view of what arrived", (
 		expect(restarted).toBeGreaterThan(100);
 	});
 
-	it("restarting n8n in regular mode (the webhook unreachable), a hook brought back by the activation before the first check: every block lost lies below where an alert said the trigger could not tell, never dry, and the replays bounded", () => {
+	it("restarting n8n in regular mode (the webhook unreachable), crash loops included, a stopped hook left to the first check: every block lost lies below where an alert said the trigger could not tell, never dry, and the replays bounded", () => {
 		let restarts = 0;
 		let replayed = 0;
 		let old = 0;
 		let activations = 0;
+		let left = 0;
+		let crashLoops = 0;
 		let lostSaid = 0;
 		fc.assert(
-			fc.property(fc.array(step('loud'), { minLength: 20, maxLength: 200 }), fc.integer({ min: 4, max: 12 }), fc.uniqueArray(fc.nat({ max: 200 }), { maxLength: 4 }), age, (steps, every, restartAt, hookAge) => {
-				const { world, state } = run(steps, every, false, { view: 'restarts', restarts: restartAt, age: hookAge });
+			fc.property(fc.array(step('loud'), { minLength: 20, maxLength: 200 }), fc.integer({ min: 4, max: 12 }), fc.uniqueArray(fc.nat({ max: 200 }), { maxLength: 4 }), age, fc.boolean(), (steps, every, restartAt, hookAge, crashLoop) => {
+				const { world, state } = run(steps, every, false, { view: 'restarts', restarts: restartAt, age: hookAge, crashLoop });
 				restarts += world.restarts;
 				replayed += world.replayed;
 				if (hookAge > FIRST_WINDOW_MAX) old++;
 				activations += world.enabledAtStart;
+				left += world.leftAtStart;
+				crashLoops += world.crashLoops;
 				expect({ pending: state.pending, stopped: state.stopped }).toEqual({ pending: [], stopped: undefined });
 				// A restart forgets what arrived; an old hook found stopped then is replayed from its last match before the stop (less
 				// the margin), and the user is told that blocks below may be lost: a block lost lies there, and only there.
@@ -720,8 +758,38 @@ describe("the gap plan and the alerts, with the check's view of what arrived", (
 			propertyParameters(300),
 		);
 		expect(old).toBeGreaterThan(100);
-		expect(activations).toBeGreaterThan(100);
-		console.log(`restarts: ${restarts} restarts, ${activations} hooks enabled by an activation, ${replayed} heights replayed, ${old} histories of old hooks, ${lostSaid} losing blocks below a gap start it said it could not tell; ${replayHint()}`);
+		expect(left).toBeGreaterThan(100);
+		expect(crashLoops).toBeGreaterThan(20);
+		console.log(`restarts: ${restarts} restarts (${crashLoops} before any check since the one before), ${left} stopped hooks left to the first check, ${activations} gone ones replaced by an activation, ${replayed} heights replayed, ${old} histories of old hooks, ${lostSaid} losing blocks below a gap start it said it could not tell; ${replayHint()}`);
+	});
+
+	it('restarting n8n where the check keeps its state through the webhook (regular mode reachable, queue mode with the address set), at any point, crash loops and a gap being replayed included: every matched block reaches n8n, nothing said of an unknown start, the replays bounded', () => {
+		let restarts = 0;
+		let crashLoops = 0;
+		let pendingAtRestart = 0;
+		let left = 0;
+		fc.assert(
+			fc.property(fc.array(step('loud'), { minLength: 20, maxLength: 200 }), fc.integer({ min: 4, max: 12 }), fc.uniqueArray(fc.nat({ max: 200 }), { maxLength: 6 }), age, fc.boolean(), (steps, every, restartAt, hookAge, crashLoop) => {
+				const world = new World('persisted', hookAge);
+				const { state } = run(steps, every, false, { view: 'persisted', restarts: restartAt, age: hookAge, crashLoop, world });
+				restarts += world.restarts;
+				crashLoops += world.crashLoops;
+				pendingAtRestart += world.pendingAtRestart;
+				left += world.leftAtStart;
+				expect({ pending: state.pending, stopped: state.stopped }).toEqual({ pending: [], stopped: undefined });
+				// (Unless the hook stopped before anything of it was known: the first start of this version, with an old hook.)
+				if (!world.stoppedUnseen) expect(world.unknownFrom).toEqual([]);
+				const said = Math.max(-1, ...world.unknownFrom);
+				expect(missingOf(world).filter((height) => height >= said)).toEqual([]);
+				expect(world.dry).toEqual([]);
+				const faults = steps.filter((s) => s.fault !== 'none' && s.fault !== 'lostAnswer').length + world.restarts;
+				if (!world.stoppedUnseen && world.hooks === 1) expect(world.replayed).toBeLessThanOrEqual((faults + 1) * 6 * (every + REORG_MARGIN));
+			}),
+			propertyParameters(300),
+		);
+		expect(crashLoops).toBeGreaterThan(20);
+		expect(pendingAtRestart).toBeGreaterThan(20);
+		console.log(`restarts, state kept: ${restarts} restarts (${crashLoops} before any check since the one before, ${pendingAtRestart} with a gap pending or being replayed), ${left} stopped hooks left to the first check; ${replayHint()}`);
 	});
 
 	it('a hook stopped while nothing was kept (the first start of this version, the static data lost) is replayed from the service\'s record, never from after the repair, and said once when it is too old to be replayed whole', () => {

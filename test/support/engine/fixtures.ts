@@ -78,13 +78,15 @@ export interface TriggerHookOptions {
 	parameters?: INodeParameters;
 	webhookUrl?: string;
 	mode?: 'trigger' | 'manual';
+	/** The webhook methods' activation mode ('activate' unless said; 'init': n8n's start). */
+	activation?: 'activate' | 'init';
 	/** The whole credentials map (default: credentialsFor(emu)). */
 	credentials?: CredentialsMap;
 	workflowId?: string;
 }
 
 /** The trigger node of the workflow "Payments" (wf42), as both runners below hand it to the harness. */
-function triggerOf(staticData: IDataObject, opts: TriggerHookOptions) {
+function triggerOf(staticData: IDataObject, opts: Omit<TriggerHookOptions, 'activation'>) {
 	return {
 		nodeType: triggerNode,
 		credentialTypes,
@@ -99,11 +101,11 @@ function triggerOf(staticData: IDataObject, opts: TriggerHookOptions) {
 
 /** One of the trigger's webhook methods, as n8n runs it for the workflow at WEBHOOK. */
 export function runTriggerHook(method: 'checkExists' | 'create' | 'delete', staticData: IDataObject, opts: TriggerHookOptions = {}) {
-	return runHookMethod({ ...triggerOf(staticData, opts), method, webhookUrl: opts.webhookUrl ?? WEBHOOK });
+	return runHookMethod({ ...triggerOf(staticData, opts), method, webhookUrl: opts.webhookUrl ?? WEBHOOK, ...(opts.activation && { activation: opts.activation }) });
 }
 
 /** The trigger's trigger(): its health checks, or (mode 'manual') a test run's output. */
-export function startTriggerOf(staticData: IDataObject, opts: TriggerHookOptions & { activation?: 'activate' | 'init' | 'manual' } = {}) {
+export function startTriggerOf(staticData: IDataObject, opts: Omit<TriggerHookOptions, 'activation'> & { activation?: 'activate' | 'init' | 'manual' } = {}) {
 	return startTrigger({ ...triggerOf(staticData, opts), activation: opts.activation, webhookUrl: opts.webhookUrl ?? (opts.mode === 'manual' ? undefined : WEBHOOK) });
 }
 

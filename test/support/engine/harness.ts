@@ -242,6 +242,8 @@ export interface RunHookMethodOptions extends NodeOptions {
 	webhookUrl?: string;
 	/** 'trigger' = workflow activation (production URL); 'manual' = the editor's "listen for test event". */
 	mode?: 'trigger' | 'manual';
+	/** How n8n activates the workflow ('activate' unless said: a user's activation; 'init': n8n's start). */
+	activation?: WorkflowActivateMode;
 	workflowName?: string;
 	workflowId?: string;
 }
@@ -260,7 +262,7 @@ export async function runHookMethod(opts: RunHookMethodOptions): Promise<boolean
 	const isTest = mode === 'manual';
 	const wf: WorkflowOptions = { workflowId: opts.workflowId, workflowName: opts.workflowName, staticData: opts.staticData, active: !isTest, ...atWebhookUrl(opts, isTest) };
 	const setup = setUp(opts, wf);
-	const context = new HookContext(setup.workflow, setup.node, setup.additionalData, mode, isTest ? 'manual' : 'activate', webhookData(setup, isTest));
+	const context = new HookContext(setup.workflow, setup.node, setup.additionalData, mode, isTest ? 'manual' : (opts.activation ?? 'activate'), webhookData(setup, isTest));
 	const method = setup.type.webhookMethods?.default?.[opts.method];
 	if (method === undefined) throw new UnexpectedError(`Node type "${setup.node.type}" has no webhookMethods.default.${opts.method}`);
 	return (await method.call(context)) as boolean | undefined;
