@@ -50,13 +50,19 @@ export interface GapFaults {
 	/** Takes the n8n that receives deliveries down (SIGKILL); `revive` brings it back. */
 	down: () => Promise<void>;
 	revive: () => Promise<void>;
+	/**
+	 * Brought back, it goes down once more as soon as it is up, before its first health check (a crash loop, an upgrade
+	 * retried), and is brought back again: where activation enabled the stopped hook and noted the stop in memory only, the
+	 * outage was lost with that note (issue #38).
+	 */
+	crashLoop?: boolean;
 }
 
 export interface GapResult {
 	script: ChainScript;
 	rows: LedgerRow[];
 	/** What happened, for the log line. */
-	faults: { outageSteps: number; outageMs: number; interruptions: number; disabledMs: number; silentDrops: number; lostAnswers: number };
+	faults: { outageSteps: number; outageMs: number; interruptions: number; crashLoops: number; disabledMs: number; silentDrops: number; lostAnswers: number };
 	/** Blocks the trigger reported undone without their rollback (hash prefixes). */
 	undone: string[];
 	/**
@@ -165,7 +171,7 @@ export async function runGapSequence(
 	const outageSteps = 8 + Math.floor(rand() * 8);
 	const disableAt = at(0.4, 0.5);
 	const drops = new Set([at(0.55, 0.7), at(0.7, 0.8), at(0.8, 0.9)]);
-	const faults = { outageSteps, outageMs: 0, interruptions: 0, disabledMs: 0, silentDrops: 0, lostAnswers: 0 };
+	const faults = { outageSteps, outageMs: 0, interruptions: 0, crashLoops: 0, disabledMs: 0, silentDrops: 0, lostAnswers: 0 };
 	const ledgerHook = () => setup.ledger.hookUuid;
 	const hookNow = () => emu.hooks().find((hook) => hook.definition.name === 'Ledger');
 
@@ -203,6 +209,12 @@ export async function runGapSequence(
 			await until('the service giving up on the ledger hook', () => hookNow()?.status.status === 'interrupted' || gaveUp(), 30_000);
 			faults.interruptions++;
 			await opts.faults.revive();
+			if (opts.faults.crashLoop) {
+				// Up (its workflows activated), and down again within the first check's startup delay (at least 5 s).
+				await opts.faults.down();
+				await opts.faults.revive();
+				faults.crashLoops++;
+			}
 			faults.outageMs = Date.now() - downSince;
 			faults.outageSteps = index - outageAt;
 			lastFault = Date.now();
@@ -265,7 +277,7 @@ export function describeGapResult(label: string, result: GapResult, seed: number
 	const { faults } = result;
 	return (
 		`${label}: seed ${seed} (replay: GAPS_SEED=${seed}); ${result.script.steps.length} steps, ${counts.blocks} blocks, ${counts.reorgs} reorganisations (${counts.flipFlops} flip-flops), ` +
-		`the hook ${AGE_BLOCKS} blocks old before it; ${faults.lostAnswers} answers lost (${counts.lostAnswers} in the script, one armed at a time); n8n down ${(faults.outageMs / 1000).toFixed(1)} s over ${faults.outageSteps} steps (${faults.interruptions} interruption), ` +
+		`the hook ${AGE_BLOCKS} blocks old before it; ${faults.lostAnswers} answers lost (${counts.lostAnswers} in the script, one armed at a time); n8n down ${(faults.outageMs / 1000).toFixed(1)} s over ${faults.outageSteps} steps (${faults.interruptions} interruption${faults.crashLoops > 0 ? `, then up and killed again before its first check ${faults.crashLoops} time(s)` : ''}), ` +
 		`hook disabled ${(faults.disabledMs / 1000).toFixed(1)} s, ${faults.silentDrops} deliveries dropped without a word; ledger ${result.rows.length} rows (chain ${counts.transfers}), ` +
 		`equal to the chain ${(result.settledAfterMs / 1000).toFixed(1)} s after the last fault (but for ${result.undone.length} block(s) reported undone without their rollback, ` +
 		`${result.unknowable.length} taken just before the kill, which no process could note); ` +

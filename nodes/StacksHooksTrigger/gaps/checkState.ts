@@ -48,12 +48,14 @@ export function runningGapState(key: string): GapState | undefined {
 }
 
 /**
- * Hooks that activation found stopped (interrupted, disabled; or gone, and replaced), as read then, per node: n8n
- * activates a workflow at its start too, so after an outage it is activation, not the health check, that brings the
- * hook back, and the check must still replay what it missed (plan.ts: a repair), from the service's record of where it
- * stopped. Same process: activation and trigger() both run on the main (the leader of several). In memory only: n8n
- * saves the static data after the activation, but nothing trigger() writes, so a note kept there could not be told
- * taken from not taken at the next start; a restart before the first check forgets it (README, Nothing missed).
+ * Hooks that activation brought back, as read then, per node: one found gone (deleted while n8n was down) and replaced,
+ * or, on a user's activation or with the health checks off, one found stopped (interrupted, disabled) and enabled. The
+ * check must still replay what it missed (plan.ts: a repair), from the service's record of where it stopped. (At n8n's
+ * start, with checks on, a stopped hook is left to the first check, lifecycle.ts: its status is the record.) Same
+ * process: activation and trigger() both run on the main (the leader of several). In memory only: n8n saves the static
+ * data after the activation, but nothing trigger() writes, so a note kept there could not be told taken from not taken
+ * at the next start; a restart before the first check forgets it (README, Nothing missed: a hook deleted while n8n was
+ * down, then a crash loop).
  */
 const stoppedAtActivation = new Map<string, Hook>();
 

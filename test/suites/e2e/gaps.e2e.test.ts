@@ -66,7 +66,7 @@ describe("the trigger closes its own gaps (regular mode, n8n's public address un
 				tag: 30 + i,
 				blocks: 200,
 				apiKey: API_KEY,
-				faults: { down: () => stack.n8n.crash(), revive: () => stack.n8n.restart() },
+				faults: { down: () => stack.n8n.crash(), revive: () => stack.n8n.restart(), crashLoop: true },
 				// Two check intervals, and the replays and their executions.
 				limitMs: 2 * CHECK_MS + 120_000,
 				undoneReported: () => undoneInLog(stack.n8n.logs()),
@@ -78,6 +78,7 @@ describe("the trigger closes its own gaps (regular mode, n8n's public address un
 			expect(Number.isFinite(result.settledAfterMs)).toBe(true);
 			expect(result.faults.silentDrops).toBeGreaterThan(0);
 			expect(result.faults.interruptions).toBe(1);
+			expect(result.faults.crashLoops).toBe(1);
 			// Restarted with nothing kept (the check never reached its webhook), the hook older than FIRST_WINDOW_MAX and found
 			// stopped: replayed from the service's last match before it stopped, and the user told, once, that blocks below may
 			// be lost (true: nothing kept says where the failed deliveries began).
