@@ -51,11 +51,11 @@ export interface GapFaults {
 	down: () => Promise<void>;
 	revive: () => Promise<void>;
 	/**
-	 * Brought back, it goes down once more as soon as it is up, before its first health check (a crash loop, an upgrade
-	 * retried), and is brought back again: where activation enabled the stopped hook and noted the stop in memory only, the
-	 * outage was lost with that note (issue #38).
+	 * Set: brought back, it goes down once more as soon as this resolves (its workflows activated, before its first health
+	 * check: a crash loop, an upgrade retried), and is brought back again. Where activation enabled the stopped hook and
+	 * noted the stop in memory only, the outage was lost with that note (issue #38).
 	 */
-	crashLoop?: boolean;
+	crashLoop?: () => Promise<void>;
 }
 
 export interface GapResult {
@@ -126,7 +126,7 @@ function random(seed: number): () => number {
 	};
 }
 
-async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs: number): Promise<void> {
+export async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs: number): Promise<void> {
 	if (!(await within(check, timeoutMs))) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
 }
 
@@ -210,7 +210,8 @@ export async function runGapSequence(
 			faults.interruptions++;
 			await opts.faults.revive();
 			if (opts.faults.crashLoop) {
-				// Up (its workflows activated), and down again within the first check's startup delay (at least 5 s).
+				// Its workflows activated, and down again within the first check's startup delay (at least 5 s).
+				await opts.faults.crashLoop();
 				await opts.faults.down();
 				await opts.faults.revive();
 				faults.crashLoops++;

@@ -31,7 +31,7 @@ import { type GapOutcome, replayGaps } from '../gaps/replay';
 import { DEFAULT_STALL_MINUTES, tellUser } from './alerts';
 import { healthCheckMs } from './checkInterval';
 import { stored } from './keptHook';
-import { hookParameters } from './lifecycle';
+import { hookParameters, takeLeftStopped } from './lifecycle';
 import { whereInLog } from './log';
 import { type HealthCheckOutcome, repairHook } from './repair';
 
@@ -186,8 +186,10 @@ export function startHealthChecks(ctx: ITriggerFunctions): ITriggerResponse {
 	};
 
 	const { atStartup } = settings;
-	// Spread over half a minute, so that many workflows do not call at once; at once when no hook is kept (repair.ts, foundByUrl).
-	const startupDelay = stored(ctx) ? STARTUP_DELAY_MS.min + Math.random() * (STARTUP_DELAY_MS.max - STARTUP_DELAY_MS.min) : BUSY_RETRY_MS;
+	// Spread over half a minute, so that many workflows do not call at once; at once when no hook is kept (repair.ts,
+	// foundByUrl); at the spread's start when activation left a stopped hook for this check to bring back (lifecycle.ts).
+	const spreadStart = STARTUP_DELAY_MS.min + Math.random() * (STARTUP_DELAY_MS.max - STARTUP_DELAY_MS.min);
+	const startupDelay = !stored(ctx) ? BUSY_RETRY_MS : takeLeftStopped(ctx) ? STARTUP_DELAY_MS.min : spreadStart;
 	void (async () => {
 		await pause(Math.min(atStartup ? startupDelay : Infinity, spread(intervalMs)));
 		let soonBefore = false;

@@ -110,7 +110,7 @@ const goneAtActivation = new Set<string>();
 /**
  * On activation: a hook the service stopped (interrupted after failed deliveries, disabled) is enabled again, and told to
  * the health check, which replays what it missed. At n8n's start, when checks run, it is left stopped for the first check
- * (5 to 35 s later, healthCheck.ts), which brings it back and replays from the service's record of where it stopped: that
+ * (5 s after the trigger starts, healthCheck.ts), which brings it back and replays from the service's record of where it stopped: that
  * record, the hook's own status, is then the note of the stop, and outlives any restart before that check (n8n saves
  * nothing trigger() writes, and a note in memory would be gone with it: issue #38's crash loop). The blocks of those
  * seconds are replayed with the rest of the outage.
@@ -119,9 +119,21 @@ async function ensureDeliveringOnActivation(ctx: IHookFunctions, hook: Hook, con
 	const why = whyNotDelivering(hook);
 	if (why && leftForCheck(ctx)) {
 		logHealed(ctx, `found hook ${hook.uuid} stopped on n8n's start (${why}): the first health check brings it back and replays what it missed`);
+		leftStopped.add(nodeKey(ctx));
 		return;
 	}
 	if (await ensureDelivering(ctx, hook, connection, 'on activation')) noteStoppedAtActivation(ctx, hook);
+}
+
+/**
+ * Nodes whose hook activation left stopped for the first check, which then comes at once rather than spread over the
+ * start-up delay (healthCheck.ts). A hint only, in memory: without it the check still comes, seconds later.
+ */
+const leftStopped = new Set<string>();
+
+/** Whether activation left this node's hook stopped for the first check; said once. */
+export function takeLeftStopped(ctx: HookOwner): boolean {
+	return leftStopped.delete(nodeKey(ctx));
 }
 
 /** n8n's start (or a new leader's), with health checks on: the first check comes within seconds. */

@@ -338,7 +338,7 @@ describe('Self-healing hooks', () => {
 		await n8n.restart();
 		const [after] = await mineOnce(([found]) => found?.status.enabled === true, 45_000);
 		expect(after).toMatchObject({ uuid: hook.uuid, status: { enabled: true } });
-		// Left stopped at n8n's start for the first health check (5 to 35 s later), which brings it back: the service's status
+		// Left stopped at n8n's start for the first health check (5 s later), which brings it back: the service's status
 		// is the record of where it stopped, whatever restart comes before that check.
 		expect(healedLines()).toEqual([expect.stringContaining(`enabled hook ${hook.uuid} again by the health check: it had been disabled at the service`)]);
 		expect(logLines.some((line) => line.includes(`found hook ${hook.uuid} stopped on n8n's start (it had been disabled at the service)`))).toBe(true);

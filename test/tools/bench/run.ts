@@ -36,6 +36,7 @@ import { REPO_DIR } from '../../support/paths';
 import { catchupRows } from './catchup';
 import { loadingRows } from './loading';
 import { fleetRows } from './fleet';
+import { restartRows } from './restart';
 import { deliveryRows } from './n8n-delivery';
 import { queueRows } from './queue';
 import { recordRows } from './record';
@@ -134,6 +135,7 @@ async function main(): Promise<number> {
 		['8 health check and catch-up', () => catchupRows(log)],
 		['8 health check per topology', () => topologyRows(log)],
 		['8 a fleet of triggers through a restart', () => fleetRows(log)],
+		['8 a restart, n8n\'s address unreachable', () => restartRows(log)],
 	];
 	for (const [name, measure] of parts.filter(([name]) => only.includes(name.split(' ')[0]))) {
 		log(`${name}…`);
