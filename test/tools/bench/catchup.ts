@@ -51,15 +51,16 @@ export async function catchupRows(log: (msg: string) => void): Promise<Row[]> {
 		const started = Date.now();
 		// Caught up: every matching block's height delivered to the workflow, replayed ones included.
 		const delivered = () => new Set(emu.deliveries.filter((report) => report.hookUuid === uuid && report.status === 200).map((report) => report.blockHeight));
-		const paused = [...minedAt.keys()];
-		for (const deadline = Date.now() + 120_000; paused.some((h) => !delivered().has(h)) && Date.now() < deadline; ) {
+		// The heights the service never evaluated for the hook: mined from the pause until the trigger enabled it again. Waited
+		// for whole: those mined after the paused ones and before the check enabled the hook are missed too.
+		const enabledAt = () => apiRequests().find((r) => r.at > pausedAt && r.method === 'PATCH' && r.path.endsWith(`/me/${uuid}/enabled`) && (r.body as { enabled?: unknown })?.enabled === true)?.at;
+		const missedNow = () => [...minedAt].filter(([, at]) => at < (enabledAt() ?? Date.now())).map(([h]) => h);
+		for (const deadline = Date.now() + 120_000; (enabledAt() === undefined || missedNow().some((h) => !delivered().has(h))) && Date.now() < deadline; ) {
 			await mineTimed();
 			await sleep(300);
 		}
-		// The heights the service never evaluated for the hook: mined from the pause until the trigger enabled it again.
-		const enabledAt = apiRequests().find((r) => r.at > pausedAt && r.method === 'PATCH' && r.path.endsWith(`/me/${uuid}/enabled`) && (r.body as { enabled?: unknown })?.enabled === true)?.at ?? Date.now();
-		const missed = [...minedAt].filter(([, at]) => at < enabledAt).map(([h]) => h);
-		const caughtUp = missed.every((h) => delivered().has(h));
+		const missed = missedNow();
+		const caughtUp = enabledAt() !== undefined && missed.every((h) => delivered().has(h));
 		const seconds = (Date.now() - started) / 1000;
 		const outage = count(since);
 		const perHeight = new Map<number, number>();
