@@ -339,8 +339,11 @@ describe('Self-healing hooks', () => {
 		const [after] = await mineOnce(([found]) => found?.status.enabled === true, 45_000);
 		expect(after).toMatchObject({ uuid: hook.uuid, status: { enabled: true } });
 		// Left stopped at n8n's start for the first health check (5 s later), which brings it back: the service's status
-		// is the record of where it stopped, whatever restart comes before that check.
-		expect(healedLines()).toEqual([expect.stringContaining(`enabled hook ${hook.uuid} again by the health check: it had been disabled at the service`)]);
+		// is the record of where it stopped, whatever restart comes before that check. (The line comes through n8n's
+		// output after the emulator saw the hook enabled: waited for.)
+		const enabledLine = `enabled hook ${hook.uuid} again by the health check: it had been disabled at the service`;
+		for (let waited = 0; !healedLines().some((line) => line.includes(enabledLine)) && waited < 5_000; waited += 100) await sleep(100);
+		expect(healedLines()).toEqual([expect.stringContaining(enabledLine)]);
 		expect(logLines.some((line) => line.includes(`found hook ${hook.uuid} stopped on n8n's start (it had been disabled at the service)`))).toBe(true);
 		expect(await emu.injectBlock(transfers(ALICE, 1))).toEqual([expect.objectContaining({ status: 200 })]);
 		expect(await n8n.api.waitForExecutions(id, 1)).toHaveLength(1);
