@@ -73,3 +73,18 @@ export function takeStoppedAtActivation(ctx: ITriggerFunctions, hookId: string):
 	stoppedAtActivation.delete(key);
 	return hook?.uuid === hookId ? hook.status : undefined;
 }
+
+/**
+ * Nodes whose hook activation left stopped for the first check (lifecycle.ts), which then comes at the start-up delay's
+ * shortest rather than spread over it (healthCheck.ts). A hint only: without it the check still comes, seconds later.
+ */
+const leftStopped = new Set<string>();
+
+export function noteLeftStopped(ctx: IHookFunctions): void {
+	leftStopped.add(nodeKey(ctx));
+}
+
+/** Whether activation left this node's hook stopped for the first check; said once. */
+export function takeLeftStopped(ctx: ITriggerFunctions): boolean {
+	return leftStopped.delete(nodeKey(ctx));
+}

@@ -23,15 +23,15 @@ import type { ITriggerFunctions, ITriggerResponse } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { backgroundConnection } from '../../shared/transport/connection';
-import { checkState } from '../gaps/checkState';
+import { checkState, takeLeftStopped } from '../gaps/checkState';
 import { hear } from '../gaps/hear';
 import { internalBase } from '../gaps/ownWebhook';
 import { DEFAULT_CATCH_UP_LIMIT, planGaps } from '../gaps/planGaps';
 import { type GapOutcome, replayGaps } from '../gaps/replay';
 import { DEFAULT_STALL_MINUTES, tellUser } from './alerts';
-import { healthCheckMs } from './checkInterval';
+import { atStartup, healthCheckMs } from './checkInterval';
 import { stored } from './keptHook';
-import { hookParameters, takeLeftStopped } from './lifecycle';
+import { hookParameters } from './lifecycle';
 import { whereInLog } from './log';
 import { type HealthCheckOutcome, repairHook } from './repair';
 
@@ -71,7 +71,7 @@ function checkSettings(ctx: ITriggerFunctions): CheckSettings {
 		// As given: a value that is not a positive number turns the checks off (startHealthChecks).
 		intervalMs: healthCheckMs(ctx),
 		internalAddress: String(ctx.getNodeParameter('options.internalWebhookAddress', '') ?? ''),
-		atStartup: ['init', 'leadershipChange'].includes(ctx.getActivationMode()),
+		atStartup: atStartup(ctx),
 	};
 }
 
@@ -187,7 +187,7 @@ export function startHealthChecks(ctx: ITriggerFunctions): ITriggerResponse {
 
 	const { atStartup } = settings;
 	// Spread over half a minute, so that many workflows do not call at once; at once when no hook is kept (repair.ts,
-	// foundByUrl); at the spread's start when activation left a stopped hook for this check to bring back (lifecycle.ts).
+	// foundByUrl); at the spread's start when activation left a stopped hook for this check to bring back (checkState.ts).
 	const spreadStart = STARTUP_DELAY_MS.min + Math.random() * (STARTUP_DELAY_MS.max - STARTUP_DELAY_MS.min);
 	const startupDelay = !stored(ctx) ? BUSY_RETRY_MS : takeLeftStopped(ctx) ? STARTUP_DELAY_MS.min : spreadStart;
 	void (async () => {

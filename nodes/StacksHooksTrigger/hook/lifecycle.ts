@@ -16,8 +16,8 @@ import type { Definition, Hook } from '../../shared/schemas';
 import { type Connection, getConnection } from '../../shared/transport/connection';
 import { asNodeError, isNotFound } from '../../shared/transport/errors';
 import { keepSecret } from '../delivery/accountSecret';
-import { noteStoppedAtActivation } from '../gaps/checkState';
-import { healthCheckMs } from './checkInterval';
+import { noteLeftStopped, noteStoppedAtActivation } from '../gaps/checkState';
+import { atStartup, healthCheckMs } from './checkInterval';
 import { type HookOwner, remember, slotName, stored } from './keptHook';
 import { logHealed } from './log';
 import { inTurn } from './turns';
@@ -110,35 +110,24 @@ const goneAtActivation = new Set<string>();
 /**
  * On activation: a hook the service stopped (interrupted after failed deliveries, disabled) is enabled again, and told to
  * the health check, which replays what it missed. At n8n's start, when checks run, it is left stopped for the first check
- * (5 s after the trigger starts, healthCheck.ts), which brings it back and replays from the service's record of where it stopped: that
- * record, the hook's own status, is then the note of the stop, and outlives any restart before that check (n8n saves
- * nothing trigger() writes, and a note in memory would be gone with it: issue #38's crash loop). The blocks of those
- * seconds are replayed with the rest of the outage.
+ * (5 s after the trigger starts, healthCheck.ts), which brings it back and replays from the service's record of where it
+ * stopped: that record, the hook's own status, is then the note of the stop, and outlives any restart before that check
+ * (n8n saves nothing trigger() writes, and a note in memory would be gone with it: issue #38's crash loop). The blocks
+ * of those seconds are replayed with the rest of the outage.
  */
 async function ensureDeliveringOnActivation(ctx: IHookFunctions, hook: Hook, connection: Connection): Promise<void> {
 	const why = whyNotDelivering(hook);
 	if (why && leftForCheck(ctx)) {
 		logHealed(ctx, `found hook ${hook.uuid} stopped on n8n's start (${why}): the first health check brings it back and replays what it missed`);
-		leftStopped.add(nodeKey(ctx));
+		noteLeftStopped(ctx);
 		return;
 	}
 	if (await ensureDelivering(ctx, hook, connection, 'on activation')) noteStoppedAtActivation(ctx, hook);
 }
 
-/**
- * Nodes whose hook activation left stopped for the first check, which then comes at once rather than spread over the
- * start-up delay (healthCheck.ts). A hint only, in memory: without it the check still comes, seconds later.
- */
-const leftStopped = new Set<string>();
-
-/** Whether activation left this node's hook stopped for the first check; said once. */
-export function takeLeftStopped(ctx: HookOwner): boolean {
-	return leftStopped.delete(nodeKey(ctx));
-}
-
 /** n8n's start (or a new leader's), with health checks on: the first check comes within seconds. */
 function leftForCheck(ctx: IHookFunctions): boolean {
-	return ['init', 'leadershipChange'].includes(ctx.getActivationMode()) && healthCheckMs(ctx) > 0;
+	return atStartup(ctx) && healthCheckMs(ctx) > 0;
 }
 
 export async function checkExists(this: IHookFunctions): Promise<boolean> {
