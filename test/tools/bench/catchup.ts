@@ -13,7 +13,7 @@ import { setTimeout as sleep } from 'timers/promises';
 
 import { EXAMPLE_SENDER } from '../../support/examples';
 import { startStack } from '../../support/n8n/stack';
-import { addTrigger, API_KEY, CHECK_MS, healthyRows, measureHealthy, RECIPIENT, SECRET } from './topologies';
+import { addTrigger, API_KEY, CHECK_MS, enabledAgainAt, healthyRows, measureHealthy, RECIPIENT, SECRET } from './topologies';
 import { REORG_MARGIN } from '../../../nodes/StacksHooksTrigger/gaps/plan';
 import { type Row, verdict } from './util';
 
@@ -53,7 +53,7 @@ export async function catchupRows(log: (msg: string) => void): Promise<Row[]> {
 		const delivered = () => new Set(emu.deliveries.filter((report) => report.hookUuid === uuid && report.status === 200).map((report) => report.blockHeight));
 		// The heights the service never evaluated for the hook: mined from the pause until the trigger enabled it again. Waited
 		// for whole: those mined after the paused ones and before the check enabled the hook are missed too.
-		const enabledAt = () => apiRequests().find((r) => r.at > pausedAt && r.method === 'PATCH' && r.path.endsWith(`/me/${uuid}/enabled`) && (r.body as { enabled?: unknown })?.enabled === true)?.at;
+		const enabledAt = () => enabledAgainAt(emu, uuid, pausedAt);
 		const missedNow = () => [...minedAt].filter(([, at]) => at < (enabledAt() ?? Date.now())).map(([h]) => h);
 		for (const deadline = Date.now() + 120_000; (enabledAt() === undefined || missedNow().some((h) => !delivered().has(h))) && Date.now() < deadline; ) {
 			await mineTimed();

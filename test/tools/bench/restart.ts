@@ -14,7 +14,8 @@ import { setTimeout as sleep } from 'timers/promises';
 
 import { EXAMPLE_SENDER } from '../../support/examples';
 import { startStack, UNREACHABLE_PUBLIC_URL } from '../../support/n8n/stack';
-import { addTrigger, API_KEY, RECIPIENT, SECRET } from './topologies';
+import { until } from '../../support/gaps';
+import { addTrigger, API_KEY, enabledAgainAt, RECIPIENT, SECRET } from './topologies';
 import { FIRST_WINDOW_MAX, REORG_MARGIN } from '../../../nodes/StacksHooksTrigger/gaps/plan';
 import { type Row, verdict } from './util';
 
@@ -52,7 +53,7 @@ export async function restartRows(log: (msg: string) => void): Promise<Row[]> {
 		await n8n.restart();
 		// Once activation has found the hook stopped (left to the first check, 5 s after), and a second for n8n to finish it:
 		// killed right after it was ready, the next start waited 2 minutes before activating the workflow (n8n 2.x's publication lease).
-		for (const deadline = Date.now() + 60_000; !n8n.logs().includes(`found hook ${uuid} stopped on n8n's start`) && Date.now() < deadline; ) await sleep(100);
+		await until('the hook found stopped on activation', () => n8n.logs().includes(`found hook ${uuid} stopped on n8n's start`), 60_000);
 		await sleep(1_000);
 		await n8n.crash();
 		await n8n.restart();
@@ -60,7 +61,7 @@ export async function restartRows(log: (msg: string) => void): Promise<Row[]> {
 		const since = emu.requests.length;
 		// Missed: the matching heights mined from the kill until the check enabled the hook again (the service evaluated none of
 		// them, or failed their deliveries).
-		const enabledAt = () => emu.requests.slice(since).find((r) => r.method === 'PATCH' && r.path.endsWith(`/me/${uuid}/enabled`) && (r.body as { enabled?: unknown })?.enabled === true)?.at;
+		const enabledAt = () => enabledAgainAt(emu, uuid, upAt);
 		const missed = () => matching().filter((h) => (mined.get(h) ?? 0) >= downAt && (mined.get(h) ?? 0) < (enabledAt() ?? Date.now()));
 		for (const deadline = Date.now() + 150_000; (enabledAt() === undefined || missed().some((h) => !delivered().has(h))) && Date.now() < deadline; await sleep(300)) await mine();
 		const gap = missed();

@@ -81,6 +81,11 @@ export interface Watch {
 }
 
 /** The trigger example, checking every CHECK_MINUTES, with a webhook of its own, created and activated. */
+/** When the trigger enabled hook `uuid` again (PATCH .../enabled {enabled: true}) after `since` (ms); undefined while it has not. */
+export function enabledAgainAt(emu: Emulator, uuid: string, since: number): number | undefined {
+	return emu.requests.find((r) => r.at > since && r.method === 'PATCH' && r.path.endsWith(`/me/${uuid}/enabled`) && (r.body as { enabled?: unknown })?.enabled === true)?.at;
+}
+
 export async function addTrigger(api: N8nApi, credential: { id: string; name: string }, topology: TopologyNumber, hookName: string, options: Record<string, unknown> = {}): Promise<Watch> {
 	const workflow = loadExample('trigger', credential);
 	workflow.name = `Bench: ${hookName}`;
