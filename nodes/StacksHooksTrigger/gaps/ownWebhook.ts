@@ -28,7 +28,7 @@ import type { Connection } from '../../shared/transport/connection';
 import { stored, type StoredHook } from '../hook/keptHook';
 import type { CheckState } from './checkState';
 import { floorOf, type GapState, isGapState } from './plan';
-import { keepReceived, localReceived, type Received } from './received';
+import { answeredHere, keepReceived, localReceived, type Received } from './received';
 
 export const CHECK_HEADER = 'x-stacks-hooks-check';
 
@@ -122,6 +122,9 @@ export interface Heard {
 	blind?: string;
 	/** What the call to the trigger's webhook failed with, kept apart: n8n rewrites an error message that names an error code. */
 	callError?: string;
+	/** Where the webhook answered, and whether the process that answered is this one (the main). */
+	at?: string;
+	here?: true;
 }
 
 /** The consumer secret deliveries carry, to call the webhook with: the credential's, else the account's (read once, again after a 401). */
@@ -184,7 +187,7 @@ async function exchangeOnce(ctx: ITriggerFunctions, connection: Connection, memo
 	let answer = await call(false);
 	// The account's secret read again once after a refusal (it may have been rotated); the credential's is what it is.
 	if (answer instanceof Error && is401(answer) && !connection.consumerSecret) answer = await call(true);
-	if (!(answer instanceof Error)) return { received: answer };
+	if (!(answer instanceof Error)) return { received: answer, at: url, ...(answeredHere(answer) && { here: true as const }) };
 	const why = `the trigger's webhook at ${url} could not be reached`;
 	const local = localReceived(ctx, floorOf(memory.state));
 	return local ? { received: local, unreachable: why, callError: answer.message } : { blind: why, callError: answer.message };

@@ -24,6 +24,13 @@
  *   a Backfill by hand) may have landed on its heights and made up for a block that never came. Such a
  *   window, if it had matches, is replayed too. Blocks evaluated again inside the window itself only
  *   make its count short (they sit below it, or were counted in it twice), never long.
+ * - **Notes that prove nothing**: while the notes hold no delivery of the hook and no process heard has
+ *   taken one since it started (no quiet time), they cannot tell a block lost from one taken by a process
+ *   the check does not hear (queue mode with the Internal Webhook Address set to the main, which takes no
+ *   deliveries). A window short then is held, not replayed, and judged once a delivery is heard; at
+ *   DRY_CHECKS checks in a row of such windows the plan says so once (`dry` with `unheard`) and keeps
+ *   their heights apart (`state.unheard`), with every short window after them, replayed once a delivery
+ *   is heard and never before: a view that cannot be right drives no replay.
  *
  * What n8n took is asked for before the service is read (hear.ts), so every block counted was
  * evaluated before that read: a window's count can only be made long by what the service evaluated
@@ -100,6 +107,12 @@ export interface GapState {
 	takenBefore?: number;
 	/** The first height the trigger's hook evaluated, when known: nothing below it is replayed. */
 	first?: number;
+	/**
+	 * Heights of windows short of blocks while the notes held no delivery (planCheck, `unproven`), kept apart once
+	 * DRY_CHECKS checks in a row found them so (the notes prove nothing: planCheck), with the matches counted in them:
+	 * replayed once a delivery is heard.
+	 */
+	unheard?: { range: Range; matched: number };
 	/** What the alerts keep (hook/alerts.ts), carried along. */
 	alerts?: unknown;
 }
@@ -175,8 +188,12 @@ export type Finding =
 	| { kind: 'missing'; range: Range; matched: number; arrived: number }
 	/** A window with matches in which, or in the one after, the service evaluated blocks again (a reorganisation, a Backfill by hand): its count cannot be trusted, so it is replayed. */
 	| { kind: 'reevaluated'; range: Range; matched: number }
-	/** DRY_CHECKS checks in a row verified matched blocks and nothing of the hook arrived, replays included: it evaluates but does not deliver. */
-	| { kind: 'dry'; checks: number; matched: number }
+	/**
+	 * DRY_CHECKS checks in a row verified matched blocks and nothing of the hook arrived, replays included: it evaluates but
+	 * does not deliver. `unheard`: no process heard had taken a delivery since it started either, so the notes may be of
+	 * processes that take none (the check's address reaches the wrong one): nothing was replayed, the heights are these.
+	 */
+	| { kind: 'dry'; checks: number; matched: number; unheard?: Range }
 	/**
 	 * Blocks n8n took that a replay of their height no longer brings, and whose rollback n8n never took: undone by a
 	 * reorganisation while the service was not delivering (it drops what it had queued, the rollback included), and a
@@ -508,6 +525,7 @@ export function planCheck(before: GapState, seen: Observation): Plan {
 		state.stopped = undefined;
 		state.takenBefore = undefined;
 		state.first = undefined;
+		state.unheard = undefined;
 	}
 	state.hookId = seen.hookId;
 	if (state.first === undefined && !state.previous && !state.stopped && state.windows.length === 0 && state.pending.length === 0) {
@@ -572,9 +590,19 @@ export function planCheck(before: GapState, seen: Observation): Plan {
 	const unknown = reevaluated < 0 && replaysSince.length > 0;
 
 	const idle = (seen.quietMs ?? Number.POSITIVE_INFINITY) >= seen.idleMs;
+	// The notes hold no delivery at all, and no process heard took one since it started: notes that prove nothing (the
+	// opening comment). Notes of deliveries kept from before a restart show the address reaches where they land.
+	const unproven = seen.quietMs === undefined && taken.length === 0;
+	if (!unproven && state.unheard) {
+		// A delivery is heard: the notes hold what arrives, and what was kept apart is replayed, once.
+		const [from, to] = state.unheard.range;
+		add({ kind: 'missing', range: state.unheard.range, matched: state.unheard.matched, arrived: takenIn(taken, { after: from - 1, to }) });
+		state.unheard = undefined;
+	}
 	const takenTop = topTaken(taken);
 	const open = state.windows;
 	state.windows = [];
+	const held: Window[] = [];
 	// Whether the windows judged now say the hook delivers nothing: false once one of them got what it matched (or some
 	// of it), undefined while none with matches was judged by the stream (rather than by waiting).
 	let dryNow: boolean | undefined;
@@ -601,7 +629,16 @@ export function planCheck(before: GapState, seen: Observation): Plan {
 		// never came, no replay will bring it.
 		const undone = undoneBlocks(taken, window.replays, arrived >= matched);
 		if (undone.length > 0) found.push({ kind: 'undone', blocks: undone });
-		if (arrived < matched) {
+		if (arrived < matched && unproven) {
+			// Held: judged once a delivery is heard (kept apart with the others once DRY_CHECKS checks found them so).
+			if (state.unheard) state.unheard = { range: [Math.min(state.unheard.range[0], range[0]), Math.max(state.unheard.range[1], range[1])], matched: state.unheard.matched + matched };
+			else {
+				state.windows.push(window);
+				held.push(window);
+			}
+			dryNow = (dryNow ?? true) && arrived === 0 && replayed === 0;
+			dryMatched += matched;
+		} else if (arrived < matched) {
 			add({ kind: 'missing', range, matched, arrived });
 			// A replayed delivery can be dropped too: the replayed heights that brought nothing are replayed again.
 			for (const again of unanswered(taken, window.replays)) state.pending = addRange(state.pending, again);
@@ -623,7 +660,17 @@ export function planCheck(before: GapState, seen: Observation): Plan {
 		// delivers, however late (n8n under load), is not one that delivers nothing.
 		const silent = seen.quietMs === undefined || (state.previous !== undefined && seen.now - seen.quietMs <= state.previous.at);
 		state.dry = dryNow && silent ? (state.dry ?? 0) + 1 : 0;
-		if (state.dry === DRY_CHECKS) found.push({ kind: 'dry', checks: DRY_CHECKS, matched: dryMatched });
+		if (unproven) {
+			// Said once, at DRY_CHECKS checks and as many matched blocks at least (one block dropped is not notes that prove
+			// nothing): the held windows kept apart, with every short window after them while no delivery is heard.
+			const unheardMatched = held.reduce((sum, window) => sum + window.matched - replayMatches(taken, window.replays), 0);
+			if (state.dry >= DRY_CHECKS && unheardMatched >= DRY_CHECKS) {
+				const range: Range = [Math.min(...held.map((window) => atLeastZero(window.after + 1 - Math.max(0, window.reevaluated)))), Math.max(...held.map((window) => window.to))];
+				state.unheard = { range, matched: unheardMatched };
+				state.windows = state.windows.filter((window) => !held.includes(window));
+				found.push({ kind: 'dry', checks: state.dry, matched: dryMatched, unheard: range });
+			}
+		} else if (state.dry === DRY_CHECKS) found.push({ kind: 'dry', checks: DRY_CHECKS, matched: dryMatched });
 	}
 	let soon = false;
 	if (previous && seen.occurrences >= previous.occurrences) {
@@ -638,7 +685,8 @@ export function planCheck(before: GapState, seen: Observation): Plan {
 			later: 0,
 		};
 		state.windows.push(closing);
-		soon = isShort(closing, taken);
+		// (Not for notes that prove nothing, once said: an early check would hear nothing more.)
+		soon = isShort(closing, taken) && !(unproven && state.unheard);
 	} else state.windows = [];
 	state.previous = { occurrences: seen.occurrences, evaluated: seen.evaluatedCount, height, at: seen.now };
 	state.takenBefore = takenNow;

@@ -26,6 +26,9 @@ import { runningGapState } from './checkState';
 /** One n8n process since it started: two processes (or two lives of one) never write into one record. */
 const INCARNATION = randomUUID();
 
+/** Whether the process that answered a check is this one (the main that runs the check, when the check's address reaches it). */
+export const answeredHere = (received: Pick<Received, 'by'>) => received.by === INCARNATION;
+
 /** The most deliveries one process keeps per node; the oldest go first (the plan then replays more, never less). */
 const MAX_ENTRIES = 5_000;
 /** Records of processes not heard of for this long are dropped from the static data. */

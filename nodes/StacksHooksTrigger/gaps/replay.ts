@@ -42,6 +42,11 @@ export interface GapOutcome {
 	replayError?: string;
 	/** What n8n took, as the check saw it (the delivery that keeps coming back, for alerts.ts). */
 	received?: Received;
+	/**
+	 * Heights kept apart because the notes heard never held a delivery (plan.ts, `unheard`): where the check heard them, and
+	 * whether that was this process itself.
+	 */
+	unheard?: { range: Range; at?: string; here?: true };
 }
 
 export async function replayGaps(
@@ -52,7 +57,7 @@ export async function replayGaps(
 	opts: { hookId: string; internalAddress: string; stillOpen: () => boolean },
 ): Promise<GapOutcome> {
 	const { state, replays, waiting, over, hold, found } = plan;
-	const { received, blind, unreachable, callError } = plan.heard;
+	const { received, blind, unreachable, callError, at, here } = plan.heard;
 	// When the webhook could not be reached a moment ago, not tried again: the state stays in this process's memory
 	// (checkState.ts), where its own deliveries find the replays listed, and what it took is read there again.
 	const after = blind ? undefined : unreachable ? { received: localReceived(ctx, floorOf(state)) } : await exchange(ctx, connection, memory, opts.internalAddress);
@@ -99,5 +104,6 @@ export async function replayGaps(
 		...(callError && { callError }),
 		...(replayError && { replayError }),
 		...(received && { received }),
+		...(state.unheard && { unheard: { range: state.unheard.range, ...(at && { at }), ...(here && { here }) } }),
 	};
 }

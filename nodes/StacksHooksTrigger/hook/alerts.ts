@@ -23,6 +23,10 @@
  *   heights below may have been lost;
  * - **rollback lost**: blocks the workflow took were undone while the service was not delivering, and
  *   their rollback, which the service dropped with the rest of its queue, is not something it replays;
+ * - **notes unheard**: the check's notes of what arrived never held a delivery while the service counted
+ *   matches it delivered (plan.ts: `dry` with `unheard`): the check's address reaches an n8n process that
+ *   takes none (queue mode with the Internal Webhook Address set to the main), or the service delivers
+ *   nothing. Nothing is replayed on such notes; over once a delivery is heard;
  * - **check blind**: at BLIND_CHECKS checks in a row the service counted matches, none reached this n8n
  *   process, and the trigger's webhook, which would tell what the other processes took, could not be
  *   reached (queue mode with a public address the main cannot reach, and no Internal Webhook Address).
@@ -35,7 +39,7 @@ import type { ITriggerFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { CheckState } from '../gaps/checkState';
-import type { Range } from '../gaps/plan';
+import type { Finding, Range } from '../gaps/plan';
 import type { GapOutcome } from '../gaps/replay';
 import { whereInLog } from './log';
 import type { Checked } from './repair';
@@ -48,7 +52,7 @@ export const FAILING_TIMES = 3;
 export const GONE_CHECKS = 3;
 export const BLIND_CHECKS = 3;
 
-export type IncidentKind = 'notEvaluating' | 'interruptedAgain' | 'notDelivering' | 'gapOverLimit' | 'replayFailing' | 'deliveryFailing' | 'rollbackLost' | 'checkBlind' | 'gapStartUnknown';
+export type IncidentKind = 'notEvaluating' | 'interruptedAgain' | 'notDelivering' | 'gapOverLimit' | 'replayFailing' | 'deliveryFailing' | 'rollbackLost' | 'checkBlind' | 'gapStartUnknown' | 'notesUnheard';
 
 /** Said once when it happens; nothing to resolve afterwards (the user acts). */
 const ONCE: IncidentKind[] = ['rollbackLost', 'gapStartUnknown'];
@@ -120,7 +124,16 @@ export function assess(before: AlertState, facts: CheckFacts): { state: AlertSta
 			todo: "The trigger enables it again and replays what it missed each time. Check that the service can reach n8n's webhook URL (WEBHOOK_URL, HTTPS) and that n8n answers it.",
 		};
 	}
-	const dry = facts.gaps?.found.find((finding) => finding.kind === 'dry');
+	const dry = facts.gaps?.found.find((finding) => finding.kind === 'dry' && !finding.unheard);
+	const unheard = facts.gaps?.found.find((finding): finding is Extract<Finding, { kind: 'dry' }> => finding.kind === 'dry' && finding.unheard !== undefined);
+	if (before.incidents.notesUnheard && facts.gaps?.unheard) now.notesUnheard = before.incidents.notesUnheard;
+	else if (unheard?.unheard) {
+		const where = facts.gaps?.unheard?.at ? ` at ${facts.gaps.unheard.at}${facts.gaps.unheard.here ? ' (this main process itself)' : ''}` : '';
+		now.notesUnheard = {
+			what: `The health check cannot tell whether the blocks matching ${hook} reach the workflow: over ${unheard.checks} checks the service counted ${unheard.matched} match(es) at ${range(unheard.unheard)} and kept the hook delivering, but the n8n process(es) that answer the check${where} have taken none of its deliveries since they started: they are not where the deliveries land, or the service delivers nothing.`,
+			todo: `In queue mode the webhook processes take the deliveries: set the trigger's Internal Webhook Address (Options) to where this main process reaches them (an internal load balancer or service, such as http://n8n-webhook:5678), never to the main process; in regular mode leave it empty. Until a delivery is heard the check replays nothing on what it cannot see (a hook that stops is still brought back and what it missed replayed); once one is heard it replays ${range(unheard.unheard)} and what it could not judge since. If the hook's blocks reach no execution at all, deactivate and activate the workflow.`,
+		};
+	}
 	if (dry || (before.incidents.notDelivering && facts.gaps?.found.some((finding) => finding.kind === 'missing'))) {
 		now.notDelivering = before.incidents.notDelivering ?? {
 			what: `The service counted blocks matching ${hook} for several health checks, and none reached n8n, replayed ones included.`,

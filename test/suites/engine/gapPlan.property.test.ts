@@ -13,7 +13,8 @@
  * time); 'restarts' (regular mode with the webhook unreachable: this process's own notes, complete
  * since it started, pruned below the plan's floor as ownWebhook.ts does, none at all (blind) until it
  * takes a delivery; at some checks n8n restarts and forgets them with the gap state, while what the
- * service had in flight still arrives afterwards, as it retries). In that view an outage is n8n down:
+ * service had in flight still arrives afterwards, as it retries); 'wrong' (the webhook answered, but from a process that
+ * takes no delivery: every check hears no note and no quiet time). In the 'restarts' view an outage is n8n down:
  * no check until it starts again; its activation leaves a hook it finds stopped (interrupted, disabled)
  * to the first check, or registers one found gone before that check, noting it in memory
  * (checkState.ts); n8n may restart again before that check (a crash loop). Hooks are young, or older
@@ -95,9 +96,11 @@ interface Delivery {
  * (`absent`: a queue-mode main that cannot reach the webhook processes); this process's notes since it started, n8n
  * restarting now and then (`restarts`: regular mode, the webhook unreachable; ownWebhook.ts's `localReceived`); every
  * process's notes, n8n restarting now and then with what the last check kept in the static data through the webhook
- * (`persisted`: regular mode with the webhook reachable, queue mode with the Internal Webhook Address set right).
+ * (`persisted`: regular mode with the webhook reachable, queue mode with the Internal Webhook Address set right); the
+ * notes of a process that takes no delivery (`wrong`: queue mode with the address set to the main, which answers the check
+ * with its own notes, empty, and no quiet time).
  */
-type View = 'complete' | 'absent' | 'restarts' | 'persisted';
+type View = 'complete' | 'absent' | 'restarts' | 'persisted' | 'wrong';
 const restarting = (view: View) => view === 'restarts' || view === 'persisted';
 
 const copyNotes = (notes: Map<string, TakenDelivery>) => new Map([...notes].map(([key, taken]) => [key, { ...taken, ...(taken.p && { p: [...taken.p] }) }]));
@@ -314,6 +317,7 @@ class World {
 	/** What the check is told n8n took: undefined when it cannot know (blind). */
 	private takenView(state: GapState): TakenDelivery[] | undefined {
 		if (this.view === 'absent') return undefined;
+		if (this.view === 'wrong') return [];
 		if (this.view === 'restarts') {
 			// localReceived: no notes at all until this process took a delivery; the notes pruned below the plan's floor
 			// (before the read, as ownWebhook.ts prunes them when the check hears, and after the plan, with the same floor).
@@ -366,7 +370,7 @@ class World {
 			occurrences: read.occurrences,
 			taken,
 			// The model's clock moves a step for each block and two for each check.
-			...(taken && Number.isFinite(this.lastTakenAt) && { quietMs: this.now - this.lastTakenAt }),
+			...(taken && this.view !== 'wrong' && Number.isFinite(this.lastTakenAt) && { quietMs: this.now - this.lastTakenAt }),
 			idleMs: IDLE_STEPS,
 			...(this.lifeUnknown && { lifeUnknown: true }),
 		};
@@ -721,6 +725,40 @@ describe("the gap plan and the alerts, with the check's view of what arrived", (
 			}),
 			propertyParameters(200),
 		);
+	});
+
+	it('notes of a process that takes no delivery (the address set to the main): a window drives no replay, every block a stopped hook missed still replayed, said once and only that', () => {
+		let said = 0;
+		let exact = 0;
+		// Stops and lost answers, or only lost answers (a hook that never stops): no silent drop, which such notes cannot find.
+		const history = fc.oneof(fc.array(step('loud'), { minLength: 20, maxLength: 200 }), fc.array(step('repeats'), { minLength: 20, maxLength: 200 }));
+		fc.assert(
+			fc.property(history, fc.integer({ min: 4, max: 12 }), (steps, every) => {
+				const { world, state } = run(steps, every, false, { view: 'wrong' });
+				const stops = stopsIn(steps);
+				// What a stopped hook missed needs no note: replayed as blind; nothing else is (no window is taken for missing).
+				expect({ missing: missingOf(world), pending: state.pending, stopped: state.stopped }).toEqual({ missing: [], pending: [], stopped: undefined });
+				expect([...world.found].filter((kind) => kind !== 'stopped' && kind !== 'dry')).toEqual([]);
+				if (stops === 0) expect(world.replayed).toBe(0);
+				expect(world.replayed).toBeLessThanOrEqual(stops * (DRY_CHECKS + 3) * (every + REORG_MARGIN));
+				// Said as what it is, once: never that the hook delivers nothing (it does), never blind (the webhook answered).
+				const begun = kindsBegun(world);
+				expect(begun.filter((kind) => kind === 'notDelivering' || kind === 'checkBlind')).toEqual([]);
+				expect(begun.filter((kind) => kind === 'notesUnheard').length).toBeLessThanOrEqual(1);
+				if (begun.includes('notesUnheard')) said++;
+				// A hook that never stopped, whose matches the service counted at DRY_CHECKS checks: said, at the latest at the check
+				// after the DRY_CHECKS-th (the window the first counted closes, then is judged short and held at each check).
+				const counted = world.counted.flatMap((yes, i) => (yes ? [i + 1] : []));
+				if (stops === 0 && counted.length >= DRY_CHECKS + 1) {
+					exact++;
+					expect(world.began.find(({ kind }) => kind === 'notesUnheard')?.check).toBeLessThanOrEqual(counted[DRY_CHECKS] + 1);
+				}
+			}),
+			propertyParameters(300),
+		);
+		expect(said).toBeGreaterThan(50);
+		expect(exact).toBeGreaterThan(20);
+		console.log(`notes of a process that takes none: said in ${said} histories, ${exact} on time; ${replayHint()}`);
 	});
 
 	/** A hook a few blocks old, or older than FIRST_WINDOW_MAX (no "from its first block" to fall back on). */
