@@ -4,9 +4,11 @@
  * emulator: the health check that trigger() runs for an active workflow, the lifecycle around it,
  * and test deliveries, which n8n-core hands to trigger() in manual mode.
  */
+import { type AddressInfo, createServer, type Server, type Socket } from 'net';
 import type { IDataObject } from 'n8n-workflow';
 import { setTimeout as sleep } from 'timers/promises';
 
+import { checkHookAndGaps } from '../../../nodes/StacksHooksTrigger/hook/healthCheck';
 import { checkHookHealth } from '../../../nodes/StacksHooksTrigger/hook/repair';
 import { makeBlock } from '../../emulator';
 import {
@@ -17,6 +19,7 @@ import {
 	activateTrigger,
 	credentialTypes,
 	credentialsFor,
+	deliverToTrigger,
 	emu,
 	runAction,
 	runTriggerHook,
@@ -304,4 +307,39 @@ describe('test deliveries (Listen for test event), which n8n-core hands to trigg
 		const { response } = await startTriggerOf({}, { mode: 'manual', activation: 'manual' });
 		await expect(response.manualTriggerFunction!()).rejects.toThrow('The test delivery was received by another n8n process than the one running this test');
 	});
+});
+
+describe("the check's call to the trigger's own webhook, where it cannot be reached (regular mode behind an ingress)", () => {
+	/** Takes the connection and never answers (a proxy or NAT that drops it). */
+	let blackHole: Server;
+	const held: Socket[] = [];
+	beforeAll(async () => {
+		blackHole = createServer((socket) => void held.push(socket));
+		await new Promise<void>((resolve) => blackHole.listen(0, '127.0.0.1', resolve));
+	});
+	afterAll(async () => {
+		for (const socket of held) socket.destroy();
+		await new Promise((resolve) => blackHole.close(resolve));
+	});
+
+	const addresses: Array<[string, () => string, number]> = [
+		['refused', () => 'http://127.0.0.1:1', 8],
+		['a name that does not resolve', () => 'http://n8n-webhook.invalid:5678', 9],
+		['taking the connection and never answering', () => `http://127.0.0.1:${(blackHole.address() as AddressInfo).port}`, 10],
+	];
+	it.each(addresses)('%s: hears what this process took itself, says why, and judges on it', async (_, address, height) => {
+		const { staticData, hook } = await activeHook();
+		const [report] = await emu.injectBlock(makeBlock({ height, transactions: [{ kind: 'stx_transfer', sender: ALICE, recipient: BOB, amount: height }] }));
+		expect(report.hookUuid).toBe(hook.uuid);
+		expect((await deliverToTrigger(report.payload, staticData)).response.webhookResponse).toEqual(expect.objectContaining({ received: true }));
+		const { context } = await startTriggerOf(staticData, { parameters: triggerParameters({ options: { healthCheckMinutes: 0, internalWebhookAddress: address() } }) });
+		const { outcome, gaps } = await checkHookAndGaps(context);
+		expect(outcome).toBe('healthy');
+		expect(gaps?.blind).toBeUndefined();
+		expect(gaps?.unreachable).toContain(`the trigger's webhook at ${address()}/webhook/`);
+		expect(gaps?.callError).toBeTruthy();
+		// The delivery this process took is what the check holds against the service's count: nothing missing, nothing replayed.
+		expect(gaps?.received?.taken.flatMap((taken) => taken.a.map(([at]) => at))).toContain(height);
+		expect(gaps?.replayed).toBe(0);
+	}, 30_000);
 });

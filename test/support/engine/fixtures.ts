@@ -125,6 +125,8 @@ export function deliverToTrigger(body: unknown, staticData: IDataObject, paramet
 		headers: { 'content-type': 'application/json', 'x-hook-consumer-secret': CONSUMER_SECRET },
 		body,
 		staticData,
+		// The workflow the trigger's other runners stand for (triggerOf): what a delivery notes, its health check reads.
+		workflowId: 'wf42',
 	});
 }
 
