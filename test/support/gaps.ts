@@ -312,6 +312,8 @@ export interface TailResult {
 	nextHeight: number;
 	/** How long the wait for the catch-up to end took (no replay for QUIET_MS) before the tail began. */
 	quietAfterMs: number;
+	/** When the tail's first block was mined. */
+	startedAt: number;
 }
 
 /**
@@ -331,9 +333,12 @@ export async function healthyTail(
 		alerts: () => Promise<Array<{ at: number; message: string }>>;
 		/** Called once the catch-up of the faults is over, before the tail's first block. */
 		whenQuiet?: () => void;
+		/** Other hooks whose catch-up must be over too before the tail begins (their requests are not counted). */
+		alsoQuiet?: () => string[];
 	},
 ): Promise<TailResult> {
-	const evaluationsOf = (since: number) => emu.requests.filter((request) => request.at >= since && request.path.endsWith(`/me/${opts.hookUuid()}/evaluate`));
+	const quietHooks = () => [opts.hookUuid(), ...(opts.alsoQuiet?.() ?? [])];
+	const evaluationsOf = (since: number) => emu.requests.filter((request) => request.at >= since && quietHooks().some((uuid) => request.path.endsWith(`/me/${uuid}/evaluate`)));
 	let height = opts.fromHeight;
 	const mine = async (transactions: Array<{ kind: 'stx_transfer'; sender: string; recipient: string; amount: number }>) => {
 		await emu.injectBlock({ height, transactions, ...(height === opts.fromHeight && opts.parentHash && { parentHash: opts.parentHash }) });
@@ -365,6 +370,7 @@ export async function healthyTail(
 		alerts: (await opts.alerts()).filter((alert) => alert.at >= start).map((alert) => alert.message),
 		nextHeight: height,
 		quietAfterMs,
+		startedAt: start,
 	};
 }
 

@@ -11,10 +11,10 @@
  * 200-block script with reorganisations, lost answers, both webhook processes killed for longer than
  * the service's retries, the hook disabled at the service for a while, and deliveries dropped without
  * a word; nothing done by hand; then a healthy tail: one GET a check, nothing replayed, no alert.
- * Without it, in the same stack: a paused hook still caught up, no replay driven by counts, a drop
- * left unfound as the README says, and exactly one alert that the check is blind. With it set to the
- * main process (which answers the check with its own notes, and takes no delivery): the same, and the
- * one alert says that the notes heard there never hold a delivery, naming the address.
+ * Without it, and with it set to the main process (which answers the check with its own notes, and
+ * takes no delivery), side by side in the same stack: a paused hook still caught up, no replay driven
+ * by counts, a drop left unfound as the README says, and exactly one alert each: that the check is
+ * blind, or that the notes heard at that address never hold a delivery, naming it.
  * Regular mode: gaps.e2e.test.ts.
  *
  * GAPS_SEQUENCES=<n> runs n scripts instead of one; GAPS_SEED=<seed> replays one.
@@ -103,8 +103,8 @@ describe("the trigger closes its own gaps (queue mode, two webhook processes, tw
 	}
 });
 
-/** A trigger of its own on the stack, and what the tests below do with it: blocks matching it mined, its hook paused and caught up. */
-async function ownTrigger(name: string, options: Record<string, unknown>, firstHeight: number) {
+/** A trigger of its own on the stack (the trigger example, every block below matching it), and what is seen of its hook. */
+async function ownTrigger(name: string, options: Record<string, unknown>) {
 	const workflow = loadExample('trigger', stack.credential);
 	const trigger = workflow.nodes.find((node) => node.type === TRIGGER_TYPE)!;
 	trigger.webhookId = randomUUID();
@@ -113,100 +113,80 @@ async function ownTrigger(name: string, options: Record<string, unknown>, firstH
 	await stack.main.api.activate(id);
 	const hook = () => stack.emu.hooks().find((candidate) => candidate.definition.name === name)!;
 	const uuid = hook().uuid;
-	let height = firstHeight;
-	const mine = () => stack.emu.injectBlock({ height: ++height, transactions: [{ kind: 'stx_transfer', sender: EXAMPLE_SENDER, recipient: 'ST2CY5V39NHDPWSXMW9QDT3HC3GD6Q6XX4CFRK9AG', amount: height }] });
-	const delivered = (at: number) => stack.emu.deliveries.some((report) => report.hookUuid === uuid && report.status === 200 && report.blockHeight === at);
-	const evaluated = () => stack.emu.requests.filter((request) => request.path.endsWith(`/me/${uuid}/evaluate`)).map((request) => (request.body as { block_height: number }).block_height);
 	return {
 		id,
 		uuid,
-		height: () => height,
-		evaluated,
-		minedFor: async (ms: number) => {
-			for (const until = Date.now() + ms; Date.now() < until; await sleep(600)) await mine();
-		},
-		/** Paused at the service for six blocks: what it never evaluated meanwhile is replayed by the stopped-hook path, which needs no count. */
-		pauseAndCatchUp: async () => {
-			await fetch(`${stack.emu.url}/me/${uuid}/enabled`, { method: 'PATCH', headers: { 'x-api-key': API_KEY, 'content-type': 'application/json' }, body: JSON.stringify({ enabled: false }) });
-			const pausedFrom = height + 1;
-			for (let i = 0; i < 6; i++) await mine();
-			const paused = Array.from({ length: height - pausedFrom + 1 }, (_, i) => pausedFrom + i);
-			for (const until = Date.now() + 10 * CHECK_MS; !hook().status.enabled && Date.now() < until; await sleep(250));
-			expect(hook().status.enabled).toBe(true);
-			for (const until = Date.now() + 60_000; !paused.every(delivered) && Date.now() < until; await sleep(600)) await mine();
-			expect(paused.filter((at) => !delivered(at))).toEqual([]);
-			// The paused heights, the reorganisation margin below them, and the blocks mined until the service evaluated again.
-			expect(evaluated().length).toBeLessThanOrEqual(paused.length + REORG_MARGIN + 15);
-			return paused;
-		},
-		/** A healthy tail with a delivery dropped without a word once the pause's catch-up is over (a live block's, not a replay's). */
-		tailWithDrop: async () => {
-			const tail = await healthyTail(stack.emu, {
-				hookUuid: () => uuid,
-				fromHeight: height + 1,
-				checks: TAIL_CHECKS,
-				sender: EXAMPLE_SENDER,
-				alerts: () => alertsOf(stack.main, id),
-				whenQuiet: () => stack.emu.dropNextDeliveries(1, { hookUuid: uuid, appliesOnly: true }),
-			});
-			const dropped = stack.emu.deliveries.find((report) => report.hookUuid === uuid && report.silent);
-			expect(dropped).toBeDefined();
-			expect(tail.evaluations).toBe(0);
-			// Not replayed after it was dropped.
-			const replayedAfter = stack.emu.requests.filter(
-				(request) => request.at > dropped!.at && request.path.endsWith(`/me/${uuid}/evaluate`) && (request.body as { block_height?: number }).block_height === dropped!.blockHeight,
-			);
-			expect(replayedAfter).toEqual([]);
-			return tail;
-		},
+		enabled: () => hook().status.enabled,
+		delivered: (at: number) => stack.emu.deliveries.some((report) => report.hookUuid === uuid && report.status === 200 && report.blockHeight === at),
+		/** The heights the check replayed, since `since`. */
+		evaluated: (since = 0) =>
+			stack.emu.requests.filter((request) => request.at >= since && request.path.endsWith(`/me/${uuid}/evaluate`)).map((request) => (request.body as { block_height: number }).block_height),
+		pause: () => fetch(`${stack.emu.url}/me/${uuid}/enabled`, { method: 'PATCH', headers: { 'x-api-key': API_KEY, 'content-type': 'application/json' }, body: JSON.stringify({ enabled: false }) }),
+		dropped: () => stack.emu.deliveries.find((report) => report.hookUuid === uuid && report.silent),
+		alerts: () => alertsOf(stack.main, id),
 	};
 }
 
-describe('queue mode without the Internal Webhook Address, the public address unreachable', () => {
-	it('catches a paused hook up, replays nothing on counts it cannot judge, leaves a silent drop unfound, and says once that the check is blind', async () => {
-		const trigger = await ownTrigger('Blind', {}, 4_900_000);
+describe('queue mode where the check cannot hear the webhook processes: no Internal Webhook Address (the public address unreachable), or one that reaches the main process', () => {
+	it('each catches a paused hook up, replays nothing on what it cannot see, leaves a silent drop unfound, and says once why', async () => {
+		// Side by side on one stream: both triggers match every block below.
+		const blind = await ownTrigger('Blind', {});
+		// The main answers the check (its own production webhook) with its own notes: none, whatever the service delivers.
+		const wrong = await ownTrigger('Address of the main', { internalWebhookAddress: stack.main.baseUrl });
+		const both = [blind, wrong];
+		let height = 4_900_000;
+		const mine = () => stack.emu.injectBlock({ height: ++height, transactions: [{ kind: 'stx_transfer', sender: EXAMPLE_SENDER, recipient: 'ST2CY5V39NHDPWSXMW9QDT3HC3GD6Q6XX4CFRK9AG', amount: height }] });
 		try {
-			// A stream the check cannot see: the webhook processes take it.
-			await trigger.minedFor(5 * CHECK_MS);
-			expect(trigger.evaluated()).toEqual([]);
-			const paused = await trigger.pauseAndCatchUp();
-			const replayedForPause = trigger.evaluated();
-			// Not found without a view of what arrived, as the README says.
-			const tail = await trigger.tailWithDrop();
-			console.log(`blind check: ${paused.length} paused heights caught up with ${replayedForPause.length} replays; ${describeTail(tail)}`);
+			// A stream the checks cannot see: the webhook processes take it. The address of the main is found out meanwhile.
+			for (const until = Date.now() + 8 * CHECK_MS; Date.now() < until; await sleep(600)) await mine();
+			expect(both.map((trigger) => trigger.evaluated())).toEqual([[], []]);
 
-			const alerts = await alertsOf(stack.main, trigger.id);
-			console.log(`blind check alerts: ${JSON.stringify(alerts.map((alert) => alert.message))}`);
-			expect(alerts).toHaveLength(1);
-			expect(alerts[0].message).toMatch(/cannot tell whether the blocks matching hook \S+ reach the workflow: over \d+ checks the service counted \d+ match\(es\), none reached this n8n process/);
-			expect(alerts[0].message).toContain(`could not be reached`);
-			expect(alerts[0].message).toContain(UNREACHABLE_PUBLIC_URL.replace(/\/$/, ''));
+			// Paused at the service: what it never evaluated meanwhile is replayed by the stopped-hook path, which needs no count.
+			for (const trigger of both) await trigger.pause();
+			const pausedFrom = height + 1;
+			for (let i = 0; i < 6; i++) await mine();
+			const paused = Array.from({ length: height - pausedFrom + 1 }, (_, i) => pausedFrom + i);
+			for (const until = Date.now() + 10 * CHECK_MS; !both.every((trigger) => trigger.enabled()) && Date.now() < until; await sleep(250));
+			expect(both.map((trigger) => trigger.enabled())).toEqual([true, true]);
+			for (const until = Date.now() + 60_000; !both.every((trigger) => paused.every(trigger.delivered)) && Date.now() < until; await sleep(600)) await mine();
+			expect(both.map((trigger) => paused.filter((at) => !trigger.delivered(at)))).toEqual([[], []]);
+			const replayedForPause = both.map((trigger) => trigger.evaluated().length);
+			// The paused heights, the reorganisation margin below them, and the blocks mined until the service evaluated again.
+			for (const replays of replayedForPause) expect(replays).toBeLessThanOrEqual(paused.length + REORG_MARGIN + 15);
+
+			// A delivery of each dropped without a word once the pause's catch-up is over (a live block's, not a replay's): not
+			// found without a view of what arrived, as the README says.
+			const tail = await healthyTail(stack.emu, {
+				hookUuid: () => blind.uuid,
+				alsoQuiet: () => [wrong.uuid],
+				fromHeight: height + 1,
+				checks: TAIL_CHECKS,
+				sender: EXAMPLE_SENDER,
+				alerts: blind.alerts,
+				whenQuiet: () => {
+					for (const trigger of both) stack.emu.dropNextDeliveries(1, { hookUuid: trigger.uuid, appliesOnly: true });
+				},
+			});
+			console.log(`blind check and the address of the main: ${paused.length} paused heights caught up with ${replayedForPause.join(' and ')} replays; ${describeTail(tail)}`);
+			for (const trigger of both) {
+				const dropped = trigger.dropped();
+				expect(dropped).toBeDefined();
+				// Nothing replayed in the tail, the dropped block included.
+				expect(trigger.evaluated(tail.startedAt)).toEqual([]);
+			}
+
+			const [blindAlerts, wrongAlerts] = await Promise.all(both.map((trigger) => trigger.alerts()));
+			console.log(`alerts: blind ${JSON.stringify(blindAlerts.map((alert) => alert.message))}; address of the main ${JSON.stringify(wrongAlerts.map((alert) => alert.message))}`);
+			expect(blindAlerts).toHaveLength(1);
+			expect(blindAlerts[0].message).toMatch(/cannot tell whether the blocks matching hook \S+ reach the workflow: over \d+ checks the service counted \d+ match\(es\), none reached this n8n process/);
+			expect(blindAlerts[0].message).toContain(`could not be reached`);
+			expect(blindAlerts[0].message).toContain(UNREACHABLE_PUBLIC_URL.replace(/\/$/, ''));
+			expect(wrongAlerts).toHaveLength(1);
+			expect(wrongAlerts[0].message).toMatch(/cannot tell whether the blocks matching hook \S+ reach the workflow: over \d+ checks the service counted \d+ match\(es\) at heights \d+-\d+ and kept the hook delivering/);
+			expect(wrongAlerts[0].message).toContain(`${stack.main.baseUrl}/webhook/`);
+			expect(wrongAlerts[0].message).toContain('(this main process itself)');
 		} finally {
-			await stack.main.api.deactivate(trigger.id);
-		}
-	}, 6 * 60_000);
-});
-
-describe('queue mode with the Internal Webhook Address set to the main process, which takes no delivery', () => {
-	it('finds out that its notes never hold a delivery, says so once naming the address, replays nothing on them, and still catches a paused hook up', async () => {
-		const trigger = await ownTrigger('Wrong address', { internalWebhookAddress: stack.main.baseUrl }, 4_950_000);
-		try {
-			// The main answers the check (its production webhook) with its own notes: none, whatever the service delivers.
-			await trigger.minedFor(8 * CHECK_MS);
-			expect(trigger.evaluated()).toEqual([]);
-			const paused = await trigger.pauseAndCatchUp();
-			const replayedForPause = trigger.evaluated();
-			const tail = await trigger.tailWithDrop();
-			console.log(`address set to the main: ${paused.length} paused heights caught up with ${replayedForPause.length} replays; ${describeTail(tail)}`);
-
-			const alerts = await alertsOf(stack.main, trigger.id);
-			console.log(`address set to the main, alerts: ${JSON.stringify(alerts.map((alert) => alert.message))}`);
-			expect(alerts).toHaveLength(1);
-			expect(alerts[0].message).toMatch(/cannot tell whether the blocks matching hook \S+ reach the workflow: over \d+ checks the service counted \d+ match\(es\) at heights \d+-\d+ and kept the hook delivering/);
-			expect(alerts[0].message).toContain(`${stack.main.baseUrl}/webhook/`);
-			expect(alerts[0].message).toContain('(this main process itself)');
-		} finally {
-			await stack.main.api.deactivate(trigger.id);
+			for (const trigger of both) await stack.main.api.deactivate(trigger.id);
 		}
 	}, 6 * 60_000);
 });
