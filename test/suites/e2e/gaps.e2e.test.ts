@@ -295,7 +295,7 @@ describe('several triggers of one account catch up after an n8n outage within th
 		for (const deadline = Date.now() + timeoutMs; !(await check()); await sleep(250)) if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
 	}
 
-	it(`four ledger triggers on one account: after n8n was down longer than the service's retries, each missed height replayed once, no 429, every ledger equal to the chain`, async () => {
+	it(`four ledger triggers on one account: after n8n was down longer than the service's retries, and killed again before its first check, each missed height replayed once, no 429, every ledger equal to the chain`, async () => {
 		const { emu, n8n } = stack;
 		const firstRequest = emu.requests.length;
 		emu.configure({ rateLimit: FREE_TIER_FAST });
@@ -374,7 +374,19 @@ describe('several triggers of one account catch up after an n8n outage within th
 			const minedBeforeRestart = mined.length;
 			let readyAt: number | undefined;
 			let restartFailed: unknown;
-			const restarting = n8n.restart().then(
+			// Killed again once every trigger's activation has found its hook stopped and left it to the first check (a crash
+			// loop: n8n down again before that check), and a second for n8n to finish its activations (gaps suite above); the
+			// state each check kept through its webhook before the outage is what the check after this start begins from.
+			let checkedBeforeCrashLoop = -1;
+			const restarting = (async () => {
+				await n8n.restart();
+				const leftStopped = (hook: string) => n8n.logs().includes(`found hook ${hook} stopped on n8n's start`);
+				await waitFor('every trigger leaving its stopped hook to the first check', () => ledgers.every(({ hook }) => leftStopped(hook)), 60_000);
+				await sleep(1_000);
+				checkedBeforeCrashLoop = emu.requests.filter((request) => request.at > killedAt && request.method === 'PATCH' && ledgers.some(({ hook }) => request.path.endsWith(`/me/${hook}/enabled`))).length;
+				await n8n.crash();
+				await n8n.restart();
+			})().then(
 				() => void (readyAt = Date.now()),
 				(error: unknown) => void (restartFailed = error),
 			);
@@ -427,7 +439,7 @@ describe('several triggers of one account catch up after an n8n outage within th
 			const seconds = (ms: number) => (ms / 1000).toFixed(1);
 			console.log(
 				`several triggers of one account (${LEDGERS} ledger recipes, rate limit ${FREE_TIER_FAST.limit} per ${FREE_TIER_FAST.windowMs / 1000} s): ` +
-					`n8n down ${seconds(readyAt! - killedAt)} s (${BLOCKS_DOWN} blocks mined before its restart began, ${minedDuringStart} during its ${seconds(readyAt! - restartAt)}-s start); ` +
+					`n8n down ${seconds(readyAt! - killedAt)} s (${BLOCKS_DOWN} blocks mined before its restart began, ${minedDuringStart} during its ${seconds(readyAt! - restartAt)}-s start, killed again once before its first check); ` +
 					figures
 						.map((f) => `${f.name}: ${f.missed.length} heights missed, ${f.evaluated.length} evaluations (at most ${f.maxPerHeight} per height; bound ${f.missed.length + REORG_MARGIN + SLACK}), its stream up to ${seconds(f.behindMs)} s behind`)
 						.join('; ') +
@@ -477,11 +489,14 @@ describe('several triggers of one account catch up after an n8n outage within th
 			// twice (one gap, so one replay a height), and no more than the missed heights, the reorganisation margin below the
 			// height known complete, and the slack; every workflow as above.
 			expect({
+				// The crash loop came before any check brought a hook back.
+				enabledBeforeCrashLoop: checkedBeforeCrashLoop,
 				equalInTime: equalAt !== undefined,
 				answered429: limited.length,
 				hooks: figures.map((f) => ({ hook: f.name, reEnabled: f.reEnabled, notReplayed: f.notReplayed, evaluatedTwice: f.repeated, overBound: Math.max(0, f.evaluated.length - (f.missed.length + REORG_MARGIN + SLACK)) })),
 				workflows,
 			}).toEqual({
+				enabledBeforeCrashLoop: 0,
 				equalInTime: true,
 				answered429: 0,
 				hooks: figures.map((f) => ({ hook: f.name, reEnabled: true, notReplayed: [], evaluatedTwice: [], overBound: 0 })),
