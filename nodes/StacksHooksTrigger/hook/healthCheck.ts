@@ -124,7 +124,7 @@ function reportGaps(ctx: ITriggerFunctions, gaps: GapOutcome | undefined, state:
 	state.blind = gaps.blind;
 	if (gaps.unreachable && !state.unreachable) {
 		ctx.logger.info(
-			`${where}: ${gaps.unreachable} (${gaps.callError ?? 'no answer'}). The health check counts what this n8n process took itself, which is every delivery when it runs alone (regular mode); it keeps that in memory, so after a restart of n8n it judges only what came since, and a hook found stopped then is replayed from the service's record of where it stopped. In queue mode, set the trigger's Internal Webhook Address to where this main process reaches the webhook processes.`,
+			`${where}: ${gaps.unreachable} (${gaps.callError ?? 'no answer'}). The health check counts what this n8n process took itself, which is every delivery when it runs alone (regular mode); it keeps that in memory, so a restart of n8n forgets it, with a gap not yet replayed: after one it judges only what came since, and a hook found stopped then is replayed from the service's record of where it stopped. To keep it across restarts, set the trigger's Internal Webhook Address: in regular mode to n8n's own address (such as http://localhost:5678), in queue mode to where this main process reaches the webhook processes.`,
 			meta,
 		);
 	}
