@@ -24,7 +24,8 @@
  * matched reached n8n at least once; the replays stay within a bound of the faults; a history
  * without faults replays nothing. Blind, the plan replays only what a stopped hook missed and never
  * says `dry`; the alerts (hook/alerts.ts) fed each check's outcome only ever tell what is true; n8n
- * restarting in regular mode loses no block.
+ * restarting in regular mode loses no block. With notes of a process that takes none ('wrong'), no
+ * window drives a replay, a stopped hook is still caught up, and the Error Workflow is told once.
  */
 import fc from 'fast-check';
 
