@@ -9,7 +9,7 @@ import type { IDataObject, INode, IWebhookFunctions, IWebhookResponseData } from
 
 import type { EventFilter } from '../../shared/chainEvents';
 import { toEventFilters } from '../../shared/eventFilters';
-import { answerCheck, isCheck } from '../gaps/ownWebhook';
+import { answerCheck, isCheck, noteOwnUrl } from '../gaps/ownWebhook';
 import { noteDelivery } from '../gaps/received';
 import { deliveryToItems, type OutputMode, type RollbackMode } from '../items/deliveryItems';
 import { handOverTestDelivery, receiveTestDelivery } from '../listening/handOver';
@@ -43,7 +43,10 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookR
 	// One copy of the node for the delivery (n8n copies it whole on each getNode()).
 	const node = ctx.getNode();
 	if (ctx.getMode() === 'manual') await receiveTestDelivery(ctx);
-	else noteDelivery(ctx, shape.delivery, node);
+	else {
+		noteDelivery(ctx, shape.delivery, node);
+		noteOwnUrl(ctx);
+	}
 
 	const output = option<OutputMode>(ctx, node, 'output', 'transaction');
 	const items = deliveryToItems(

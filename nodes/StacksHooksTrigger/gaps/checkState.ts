@@ -20,6 +20,8 @@ export interface CheckState {
 	secret?: string;
 	/** Begun empty (the static data kept no gap state), and no check has planned since: see plan.ts, `lifeUnknown`. */
 	unplanned?: boolean;
+	/** Where the trigger's webhook answered the last call (ownWebhook.ts): tried first at the next. */
+	via?: string;
 }
 
 const states = new Map<string, CheckState>();

@@ -13,11 +13,16 @@
  * keeps) into the static data, and answers the sum and the state. No execution starts; the service is
  * not asked.
  *
- * Where: at the node's production webhook URL (n8n's public WEBHOOK_URL), or, when the trigger's
- * Internal Webhook Address is set, at that address with the same path (queue mode: an internal load
- * balancer or service in front of the webhook processes, for a main that cannot reach the public
- * address). The call is never a condition for being right: in regular mode the main takes every
- * delivery itself and counts them in memory (received.ts, localReceived): `exchange` falls back on them.
+ * Where: when the trigger's Internal Webhook Address is set, at that address with the same path (queue
+ * mode: an internal load balancer or service in front of the webhook processes, for a main that cannot
+ * reach the public address); else at the node's production webhook URL (n8n's public WEBHOOK_URL), and,
+ * where that cannot be reached from inside (behind an ingress, no hairpin NAT), at the address where
+ * this process itself took a delivery of the node (`noteOwnUrl`: the local end of that connection and
+ * the path n8n served, so a proxy's prefix or port makes no difference): in regular mode, where the
+ * main takes every delivery, its own webhook, and so its notes and state kept across restarts with no
+ * setting. (A main in queue mode takes none, and learns no such address.) The call is never a condition
+ * for being right: in regular mode the main takes every delivery itself and counts them in memory
+ * (received.ts, localReceived): `exchange` falls back on them.
  * The health check calls it twice: to hear what n8n took (hear.ts), and to keep its plan before it
  * replays (replay.ts).
  */
@@ -26,6 +31,7 @@ import type { IDataObject, ITriggerFunctions, IWebhookFunctions, IWebhookRespons
 import { getSecret } from '../../shared/api/secretEndpoints';
 import type { Connection } from '../../shared/transport/connection';
 import { stored, type StoredHook } from '../hook/keptHook';
+import { nodeKey } from '../nodeKey';
 import type { CheckState } from './checkState';
 import { floorOf, type GapState, isGapState } from './plan';
 import { answeredHere, keepReceived, localReceived, type Received } from './received';
@@ -93,6 +99,24 @@ export function checkUrl(webhookUrl: string, webhookId: string | undefined, inte
 	return `${base.origin}${base.pathname.replace(/\/+$/, '')}${from >= 0 ? path.slice(from) : path}`;
 }
 
+/**
+ * Where this process took a production delivery of each node: the local address and port of that connection (its own
+ * HTTP server, whatever proxy is in front) and the path n8n served it at. In memory: learned again after a restart at
+ * the first delivery.
+ */
+const ownUrls = new Map<string, string>();
+
+/** Notes where this process took an authentic production delivery of the node (receive.ts). */
+export function noteOwnUrl(ctx: IWebhookFunctions): void {
+	const request = ctx.getRequestObject();
+	const socket = request.socket as (typeof request.socket & { encrypted?: boolean }) | undefined;
+	const port = socket?.localPort;
+	const address = socket?.localAddress?.replace(/^::ffff:(?=\d+\.)/, '');
+	const path = String(request.originalUrl ?? request.url ?? '').split('?')[0];
+	if (!port || !address || !path.startsWith('/')) return;
+	ownUrls.set(nodeKey(ctx), `${socket.encrypted ? 'https' : 'http'}://${address.includes(':') ? `[${address}]` : address}:${port}${path}`);
+}
+
 /** The main's side: one POST to its own webhook. Throws when it cannot be reached or does not answer a check. */
 export async function callOwnWebhook(ctx: ITriggerFunctions, url: string, secret: string, request: CheckRequest): Promise<CheckAnswer> {
 	const answer = (await ctx.helpers.httpRequest({
@@ -125,6 +149,8 @@ export interface Heard {
 	/** Where the webhook answered, and whether the process that answered is this one (the main). */
 	at?: string;
 	here?: true;
+	/** The webhook answered where this process took a delivery, the webhook URL having failed (`noteOwnUrl`). */
+	nearby?: true;
 }
 
 /** The consumer secret deliveries carry, to call the webhook with: the credential's, else the account's (read once, again after a 401). */
@@ -175,20 +201,34 @@ async function exchangeOnce(ctx: ITriggerFunctions, connection: Connection, memo
 	const hook = stored(ctx);
 	if (!hook) return { blind: 'no hook is kept' };
 	const url = checkUrl(hook.webhookUrl, ctx.getNode().webhookId, internalAddress);
-	const call = async (again: boolean): Promise<Received | Error> => {
+	// Without an Internal Webhook Address, also where this process took a delivery; the one that answered last first (an
+	// address that takes the connection and never answers costs the call's time-out only once).
+	const own = internalBase(internalAddress) ? undefined : ownUrls.get(nodeKey(ctx));
+	const urls = [...new Set([memory.via, url, own].filter((candidate): candidate is string => candidate !== undefined && (candidate === url || candidate === own)))];
+	const call = async (at: string, again: boolean): Promise<Received | Error> => {
 		try {
 			const secret = await secretFor(ctx, connection, memory, again);
 			if (!secret) return new Error('the account has no consumer secret');
-			return (await callOwnWebhook(ctx, url, secret, { gaps: memory.state, production: hook, floor: floorOf(memory.state) })).received;
+			return (await callOwnWebhook(ctx, at, secret, { gaps: memory.state, production: hook, floor: floorOf(memory.state) })).received;
 		} catch (error) {
 			return error as Error;
 		}
 	};
-	let answer = await call(false);
-	// The account's secret read again once after a refusal (it may have been rotated); the credential's is what it is.
-	if (answer instanceof Error && is401(answer) && !connection.consumerSecret) answer = await call(true);
-	if (!(answer instanceof Error)) return { received: answer, at: url, ...(answeredHere(answer) && { here: true as const }) };
+	let failed: Error | undefined;
+	for (const at of urls) {
+		let answer = await call(at, false);
+		// The account's secret read again once after a refusal (it may have been rotated); the credential's is what it is.
+		if (answer instanceof Error && is401(answer) && !connection.consumerSecret) answer = await call(at, true);
+		if (!(answer instanceof Error)) {
+			memory.via = at;
+			return { received: answer, at, ...(answeredHere(answer) && { here: true as const }), ...(at !== url && { nearby: true as const }) };
+		}
+		// What the call to the webhook URL (or the Internal Webhook Address) failed with is what the user is told.
+		if (at === url || !failed) failed = answer;
+	}
+	memory.via = undefined;
 	const why = `the trigger's webhook at ${url} could not be reached`;
 	const local = localReceived(ctx, floorOf(memory.state));
-	return local ? { received: local, unreachable: why, callError: answer.message } : { blind: why, callError: answer.message };
+	const callError = failed?.message ?? 'not called';
+	return local ? { received: local, unreachable: why, callError } : { blind: why, callError };
 }

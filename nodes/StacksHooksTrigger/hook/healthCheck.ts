@@ -109,6 +109,8 @@ interface LoopState {
 	blind?: string;
 	/** Why the last check could not reach the trigger's webhook, and counted what this process took itself, once said. */
 	unreachable?: string;
+	/** Where the check last heard its webhook where this process takes deliveries, once said. */
+	nearby?: string;
 }
 
 /** What the gap step did, in n8n's log: each finding (logged by the step), a replay that stopped, and once, why it could not see. */
@@ -129,6 +131,13 @@ function reportGaps(ctx: ITriggerFunctions, gaps: GapOutcome | undefined, state:
 		);
 	}
 	state.unreachable = gaps.unreachable;
+	if (gaps.nearby && gaps.nearby !== state.nearby) {
+		ctx.logger.info(
+			`${where}: n8n's webhook URL cannot be reached from inside; the health check calls the trigger's webhook where this n8n process takes its deliveries (${gaps.nearby}), and keeps its state there across restarts.`,
+			meta,
+		);
+	}
+	state.nearby = gaps.nearby;
 	if (gaps.replayError) ctx.logger.warn(`${where}: the replay of missed blocks stopped (${gaps.replayError}); ${gaps.left} height(s) are left and are tried again at the next check.`, meta);
 	if (gaps.overLimit) {
 		const [from, to] = gaps.overLimit;

@@ -4,6 +4,7 @@
  * emulator: the health check that trigger() runs for an active workflow, the lifecycle around it,
  * and test deliveries, which n8n-core hands to trigger() in manual mode.
  */
+import { createServer as createHttpServer } from 'http';
 import { type AddressInfo, createServer, type Server, type Socket } from 'net';
 import type { IDataObject } from 'n8n-workflow';
 import { setTimeout as sleep } from 'timers/promises';
@@ -342,4 +343,40 @@ describe("the check's call to the trigger's own webhook, where it cannot be reac
 		expect(gaps?.received?.taken.flatMap((taken) => taken.a.map(([at]) => at))).toContain(height);
 		expect(gaps?.replayed).toBe(0);
 	}, 30_000);
+});
+
+describe("the check's call to the trigger's own webhook, where the public URL cannot be reached but this process took a delivery", () => {
+	it('calls its webhook where that delivery came in: what n8n took heard, the state kept in the static data, nothing replayed', async () => {
+		const { staticData, hook } = await activeHook();
+		// n8n's own server, as a stand-in: each request handed to the trigger's webhook() through n8n-core's webhook context.
+		const server = createHttpServer((request, response) => {
+			const chunks: Buffer[] = [];
+			request.on('data', (chunk: Buffer) => chunks.push(chunk));
+			request.on('end', () => {
+				const headers = Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name, String(value)]));
+				void deliverToTrigger(JSON.parse(Buffer.concat(chunks).toString()), staticData, triggerParameters(), { headers }).then((answer) => {
+					response.writeHead(answer.status ?? 500, { 'content-type': 'application/json' }).end(JSON.stringify(answer.sentBody ?? {}));
+				});
+			});
+		});
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		try {
+			const { port } = server.address() as AddressInfo;
+			const [report] = await emu.injectBlock(makeBlock({ height: 11, transactions: [{ kind: 'stx_transfer', sender: ALICE, recipient: BOB, amount: 11 }] }));
+			// As express shows a delivery that came in through a proxy: the local end of the connection, IPv4 in IPv6 form.
+			const path = new URL(WEBHOOK).pathname;
+			await deliverToTrigger(report.payload, staticData, triggerParameters(), { headers: {}, arrivedAt: { localAddress: '::ffff:127.0.0.1', localPort: port, path } });
+			expect(staticData.gaps).toBeUndefined();
+			// The public URL (WEBHOOK, a port nothing listens on) refused.
+			const { context } = await startTriggerOf(staticData, { parameters: triggerParameters({ options: { healthCheckMinutes: 0 } }) });
+			const { outcome, gaps } = await checkHookAndGaps(context);
+			expect(outcome).toBe('healthy');
+			expect({ unreachable: gaps?.unreachable, blind: gaps?.blind, replayed: gaps?.replayed }).toEqual({ unreachable: undefined, blind: undefined, replayed: 0 });
+			expect(gaps?.received?.taken.flatMap((taken) => taken.a.map(([at]) => at))).toContain(11);
+			// Kept where n8n saves it (the webhook answered without an execution): the next start begins from it.
+			expect(staticData.gaps).toEqual(expect.objectContaining({ hookId: hook.uuid }));
+		} finally {
+			await new Promise((resolve) => server.close(resolve));
+		}
+	});
 });

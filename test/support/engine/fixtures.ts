@@ -5,7 +5,7 @@ import { StacksHooksApi } from '../../../credentials/StacksHooksApi.credentials'
 import { StacksHooks } from '../../../nodes/StacksHooks/StacksHooks.node';
 import { StacksHooksTrigger } from '../../../nodes/StacksHooksTrigger/StacksHooksTrigger.node';
 import { type Emulator, startEmulator } from '../../emulator';
-import { type CredentialsMap, runHookMethod, runListSearch, runNode, runWebhook, startTrigger } from './harness';
+import { type CredentialsMap, runHookMethod, runListSearch, runNode, runWebhook, type RunWebhookOptions, startTrigger } from './harness';
 
 export const API_KEY = 'engine-test-key';
 export const CONSUMER_SECRET = 'c0ffee'.repeat(10) + 'abcd';
@@ -116,15 +116,16 @@ export async function activateTrigger(staticData: IDataObject = {}, opts: Trigge
 }
 
 /** A delivery with the account's right secret to the trigger's webhook(), as n8n hands it over after activation. */
-export function deliverToTrigger(body: unknown, staticData: IDataObject, parameters: INodeParameters = triggerParameters()) {
+export function deliverToTrigger(body: unknown, staticData: IDataObject, parameters: INodeParameters = triggerParameters(), extra: Pick<RunWebhookOptions, 'arrivedAt' | 'headers'> = { headers: {} }) {
 	return runWebhook({
 		nodeType: triggerNode,
 		credentialTypes,
 		credentials: credentialsFor(emu),
 		parameters,
-		headers: { 'content-type': 'application/json', 'x-hook-consumer-secret': CONSUMER_SECRET },
+		headers: { 'content-type': 'application/json', 'x-hook-consumer-secret': CONSUMER_SECRET, ...extra.headers },
 		body,
 		staticData,
+		...(extra.arrivedAt && { arrivedAt: extra.arrivedAt }),
 		// The workflow the trigger's other runners stand for (triggerOf): what a delivery notes, its health check reads.
 		workflowId: 'wf42',
 	});

@@ -281,6 +281,8 @@ export interface RunWebhookOptions extends NodeOptions {
 	workflowId?: string;
 	/** 'webhook' (default): a production delivery; 'manual': a delivery to the test URL while listening. */
 	mode?: 'webhook' | 'manual';
+	/** The connection it came in on, as express's request shows it: the local end (n8n's own server) and the path served. */
+	arrivedAt?: { localAddress: string; localPort: number; encrypted?: boolean; path: string };
 }
 
 export interface RunWebhookResult {
@@ -315,7 +317,9 @@ export async function runWebhook(opts: RunWebhookOptions): Promise<RunWebhookRes
 	};
 	const headers = Object.fromEntries(Object.entries(opts.headers).map(([name, value]) => [name.toLowerCase(), value]));
 	const raw = opts.rawBody ?? (typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body ?? ''));
-	const req = { method: 'POST', headers, body: opts.body, rawBody: Buffer.from(raw), query: {}, params: {} };
+	const at = opts.arrivedAt;
+	const arrived = at && { socket: { localAddress: at.localAddress, localPort: at.localPort, ...(at.encrypted && { encrypted: true }) }, originalUrl: at.path, url: at.path };
+	const req = { method: 'POST', headers, body: opts.body, rawBody: Buffer.from(raw), query: {}, params: {}, ...arrived };
 	const setup = setUp(opts, {
 		workflowId: opts.workflowId,
 		staticData: opts.staticData,
