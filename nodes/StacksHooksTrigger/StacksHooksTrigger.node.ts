@@ -131,7 +131,7 @@ export class StacksHooksTrigger implements INodeType {
 					default: '',
 					placeholder: 'e.g. http://n8n-webhook:5678',
 					description:
-						"Where this n8n reaches the processes that take the workflow's deliveries, for the health check to hear what they received, when it cannot reach n8n's public webhook URL from inside (Docker, Kubernetes, no hairpin NAT). In queue mode: an internal load balancer or service in front of the webhook processes, never the main process. In regular mode: n8n's own address (such as http://localhost:5678), which keeps the check's memory across restarts. Empty: the public webhook URL.",
+						"Where this n8n reaches the processes that take the workflow's deliveries, for the health check to hear what they received, when it cannot reach n8n's public webhook URL from inside (Docker, Kubernetes, no hairpin NAT). In queue mode: an internal load balancer or service in front of the webhook processes, never the main process. In regular mode the check finds n8n where it takes the deliveries by itself: set n8n's own address (such as http://localhost:5678) only if n8n serves HTTPS itself with a certificate for its public name. Empty: the public webhook URL, else where n8n took a delivery.",
 				},
 				{
 					displayName: 'Stall Alert After (Minutes)',
