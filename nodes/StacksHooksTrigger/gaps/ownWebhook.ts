@@ -151,6 +151,8 @@ export interface Heard {
 	here?: true;
 	/** The webhook answered where this process took a delivery, the webhook URL having failed (`noteOwnUrl`). */
 	nearby?: true;
+	/** Unreachable, and this process has taken no delivery yet to call it where one came in. */
+	awaitingDelivery?: true;
 }
 
 /** The consumer secret deliveries carry, to call the webhook with: the credential's, else the account's (read once, again after a 401). */
@@ -227,8 +229,9 @@ async function exchangeOnce(ctx: ITriggerFunctions, connection: Connection, memo
 		if (at === url || !failed) failed = answer;
 	}
 	memory.via = undefined;
-	const why = `the trigger's webhook at ${url} could not be reached`;
+	const why = `the trigger's webhook at ${url} could not be reached${own ? `, nor where this process took a delivery (${own})` : ''}`;
 	const local = localReceived(ctx, floorOf(memory.state));
 	const callError = failed?.message ?? 'not called';
-	return local ? { received: local, unreachable: why, callError } : { blind: why, callError };
+	const awaiting = own === undefined && !internalBase(internalAddress) ? { awaitingDelivery: true as const } : {};
+	return local ? { received: local, unreachable: why, callError, ...awaiting } : { blind: why, callError, ...awaiting };
 }

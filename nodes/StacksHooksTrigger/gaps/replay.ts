@@ -49,6 +49,8 @@ export interface GapOutcome {
 	unheard?: { range: Range; at?: string; here?: true };
 	/** Where the check heard its webhook, when not at the webhook URL but where this process took a delivery (ownWebhook.ts). */
 	nearby?: string;
+	/** Unreachable, and no delivery taken yet to call it where one came in (ownWebhook.ts). */
+	awaitingDelivery?: true;
 }
 
 export async function replayGaps(
@@ -59,7 +61,7 @@ export async function replayGaps(
 	opts: { hookId: string; internalAddress: string; stillOpen: () => boolean },
 ): Promise<GapOutcome> {
 	const { state, replays, waiting, over, hold, found } = plan;
-	const { received, blind, unreachable, callError, at, here, nearby } = plan.heard;
+	const { received, blind, unreachable, callError, at, here, nearby, awaitingDelivery } = plan.heard;
 	// When the webhook could not be reached a moment ago, not tried again: the state stays in this process's memory
 	// (checkState.ts), where its own deliveries find the replays listed, and what it took is read there again.
 	const after = blind ? undefined : unreachable ? { received: localReceived(ctx, floorOf(state)) } : await exchange(ctx, connection, memory, opts.internalAddress);
@@ -108,5 +110,6 @@ export async function replayGaps(
 		...(received && { received }),
 		...(state.unheard && { unheard: { range: state.unheard.range, ...(at && { at }), ...(here && { here }) } }),
 		...(nearby && at && { nearby: at }),
+		...(awaitingDelivery && { awaitingDelivery }),
 	};
 }

@@ -124,13 +124,14 @@ function reportGaps(ctx: ITriggerFunctions, gaps: GapOutcome | undefined, state:
 		);
 	}
 	state.blind = gaps.blind;
-	if (gaps.unreachable && !state.unreachable) {
+	// (Not before this process took a delivery: it then calls its webhook where that came in, and says so below.)
+	if (gaps.unreachable && !gaps.awaitingDelivery && !state.unreachable) {
 		ctx.logger.info(
 			`${where}: ${gaps.unreachable} (${gaps.callError ?? 'no answer'}). The health check counts what this n8n process took itself, which is every delivery when it runs alone (regular mode); it keeps that in memory, so a restart of n8n forgets it, with a gap not yet replayed: after one it judges only what came since, and a hook found stopped then is replayed from the service's record of where it stopped. To keep it across restarts, set the trigger's Internal Webhook Address: in regular mode to n8n's own address (such as http://localhost:5678), in queue mode to where this main process reaches the webhook processes.`,
 			meta,
 		);
 	}
-	state.unreachable = gaps.unreachable;
+	state.unreachable = gaps.awaitingDelivery ? undefined : gaps.unreachable;
 	if (gaps.nearby && gaps.nearby !== state.nearby) {
 		ctx.logger.info(
 			`${where}: n8n's webhook URL cannot be reached from inside; the health check calls the trigger's webhook where this n8n process takes its deliveries (${gaps.nearby}), and keeps its state there across restarts.`,
