@@ -43,6 +43,9 @@ export async function restartRows(log: (msg: string) => void): Promise<Row[]> {
 		const delivered = () => new Set(emu.deliveries.filter((report) => report.hookUuid === uuid && report.status === 200).map((report) => report.blockHeight));
 		for (let i = 0; i < 5; i++) await mine();
 		for (const deadline = Date.now() + 20_000; matching().some((h) => !delivered().has(h)) && Date.now() < deadline; ) await sleep(200);
+		// A check has heard the trigger's webhook where n8n took those deliveries, and kept its state there (as a hook that has
+		// run a while has): killed before any check, n8n would start with nothing kept, as on the first start of this version.
+		await until('a check keeping its state where n8n takes the deliveries', () => n8n.logs().includes("calls the trigger's webhook where this n8n process takes its deliveries"), 60_000);
 		const aged = hook().status.evaluated_block_count ?? 0;
 
 		log('part 8 (8m): n8n killed, the outage mined');
