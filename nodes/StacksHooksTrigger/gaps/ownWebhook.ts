@@ -48,6 +48,8 @@ export interface CheckRequest {
 	production?: StoredHook;
 	/** Deliveries that applied nothing above this height are no longer needed. */
 	floor: number;
+	/** Where this call reached the webhook: kept, so that after a restart the check tries it before any delivery came. */
+	via?: string;
 }
 
 export interface CheckAnswer {
@@ -63,8 +65,9 @@ const isObject = (value: unknown): value is IDataObject => typeof value === 'obj
 
 /** The receiving side: keeps what this process took and the main's state, answers the union. No execution starts, so n8n saves it. */
 export function answerCheck(ctx: IWebhookFunctions): IWebhookResponseData {
-	const body = ctx.getBodyData() as { gaps?: unknown; production?: unknown; floor?: unknown };
+	const body = ctx.getBodyData() as { gaps?: unknown; production?: unknown; floor?: unknown; via?: unknown };
 	const data = ctx.getWorkflowStaticData('node');
+	if (typeof body.via === 'string' && isHttpUrl(body.via)) data.checkVia = body.via;
 	if (isGapState(body.gaps)) data.gaps = body.gaps as unknown as IDataObject;
 	if (isObject(body.production) && typeof body.production.hookId === 'string' && typeof body.production.webhookUrl === 'string') {
 		data.production = { hookId: body.production.hookId, webhookUrl: body.production.webhookUrl };
@@ -73,6 +76,14 @@ export function answerCheck(ctx: IWebhookFunctions): IWebhookResponseData {
 	// Answered through n8n (no execution: no workflowData), which saves the static data before it sends the answer:
 	// the check lists its replays here, then asks the service for them, and their deliveries must find them listed.
 	return { webhookResponse: answer as unknown as IDataObject };
+}
+
+const isHttpUrl = (value: string) => URL.canParse(value) && ['http:', 'https:'].includes(new URL(value).protocol);
+
+/** Where a check reached the trigger's webhook last, as the static data kept it when n8n loaded the workflow (answerCheck). */
+function keptVia(ctx: ITriggerFunctions): string | undefined {
+	const via = ctx.getWorkflowStaticData('node').checkVia;
+	return typeof via === 'string' && isHttpUrl(via) ? via : undefined;
 }
 
 /** The Internal Webhook Address as a base URL; undefined when empty. Throws, saying why, on one that is not http(s). */
@@ -203,15 +214,17 @@ async function exchangeOnce(ctx: ITriggerFunctions, connection: Connection, memo
 	const hook = stored(ctx);
 	if (!hook) return { blind: 'no hook is kept' };
 	const url = checkUrl(hook.webhookUrl, ctx.getNode().webhookId, internalAddress);
-	// Without an Internal Webhook Address, also where this process took a delivery; the one that answered last first (an
-	// address that takes the connection and never answers costs the call's time-out only once).
-	const own = internalBase(internalAddress) ? undefined : ownUrls.get(nodeKey(ctx));
+	// Without an Internal Webhook Address, also where this process took a delivery, or, before it took one, where the last
+	// check reached the webhook before n8n restarted (the same n8n, at the same local address: the plan of the first check
+	// after a start is then kept before it replays); the one that answered last first (an address that takes the
+	// connection and never answers costs the call's time-out only once).
+	const own = internalBase(internalAddress) ? undefined : (ownUrls.get(nodeKey(ctx)) ?? keptVia(ctx));
 	const urls = [...new Set([memory.via, url, own].filter((candidate): candidate is string => candidate !== undefined && (candidate === url || candidate === own)))];
 	const call = async (at: string, again: boolean): Promise<Received | Error> => {
 		try {
 			const secret = await secretFor(ctx, connection, memory, again);
 			if (!secret) return new Error('the account has no consumer secret');
-			return (await callOwnWebhook(ctx, at, secret, { gaps: memory.state, production: hook, floor: floorOf(memory.state) })).received;
+			return (await callOwnWebhook(ctx, at, secret, { gaps: memory.state, production: hook, floor: floorOf(memory.state), via: at })).received;
 		} catch (error) {
 			return error as Error;
 		}
@@ -229,7 +242,7 @@ async function exchangeOnce(ctx: ITriggerFunctions, connection: Connection, memo
 		if (at === url || !failed) failed = answer;
 	}
 	memory.via = undefined;
-	const why = `the trigger's webhook at ${url} could not be reached${own ? `, nor where this process took a delivery (${own})` : ''}`;
+	const why = `the trigger's webhook at ${url} could not be reached${own ? `, nor where n8n took its deliveries (${own})` : ''}`;
 	const local = localReceived(ctx, floorOf(memory.state));
 	const callError = failed?.message ?? 'not called';
 	const awaiting = own === undefined && !internalBase(internalAddress) ? { awaitingDelivery: true as const } : {};

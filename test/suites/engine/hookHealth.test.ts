@@ -345,11 +345,16 @@ describe("the check's call to the trigger's own webhook, where it cannot be reac
 	}, 30_000);
 });
 
-describe("the check's call to the trigger's own webhook, where the public URL cannot be reached but this process took a delivery", () => {
-	it('calls its webhook where that delivery came in: what n8n took heard, the state kept in the static data, nothing replayed', async () => {
-		const { staticData, hook } = await activeHook();
-		// n8n's own server, as a stand-in: each request handed to the trigger's webhook() through n8n-core's webhook context.
-		const server = createHttpServer((request, response) => {
+describe("the check's call to the trigger's own webhook, where the public URL cannot be reached but n8n took a delivery", () => {
+	let staticData: IDataObject;
+	let hookUuid: string;
+	let server: ReturnType<typeof createHttpServer>;
+	/** Where the delivery came in: n8n's own server, as a stand-in handing each request to the trigger's webhook() through n8n-core. */
+	let nearby: string;
+	const path = new URL(WEBHOOK).pathname;
+	beforeEach(async () => {
+		({ staticData, hook: { uuid: hookUuid } } = await activeHook());
+		server = createHttpServer((request, response) => {
 			const chunks: Buffer[] = [];
 			request.on('data', (chunk: Buffer) => chunks.push(chunk));
 			request.on('end', () => {
@@ -360,23 +365,36 @@ describe("the check's call to the trigger's own webhook, where the public URL ca
 			});
 		});
 		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-		try {
-			const { port } = server.address() as AddressInfo;
-			const [report] = await emu.injectBlock(makeBlock({ height: 11, transactions: [{ kind: 'stx_transfer', sender: ALICE, recipient: BOB, amount: 11 }] }));
-			// As express shows a delivery that came in through a proxy: the local end of the connection, IPv4 in IPv6 form.
-			const path = new URL(WEBHOOK).pathname;
-			await deliverToTrigger(report.payload, staticData, triggerParameters(), { headers: {}, arrivedAt: { localAddress: '::ffff:127.0.0.1', localPort: port, path } });
-			expect(staticData.gaps).toBeUndefined();
-			// The public URL (WEBHOOK, a port nothing listens on) refused.
-			const { context } = await startTriggerOf(staticData, { parameters: triggerParameters({ options: { healthCheckMinutes: 0 } }) });
-			const { outcome, gaps } = await checkHookAndGaps(context);
-			expect(outcome).toBe('healthy');
-			expect({ unreachable: gaps?.unreachable, blind: gaps?.blind, replayed: gaps?.replayed }).toEqual({ unreachable: undefined, blind: undefined, replayed: 0 });
-			expect(gaps?.received?.taken.flatMap((taken) => taken.a.map(([at]) => at))).toContain(11);
-			// Kept where n8n saves it (the webhook answered without an execution): the next start begins from it.
-			expect(staticData.gaps).toEqual(expect.objectContaining({ hookId: hook.uuid }));
-		} finally {
-			await new Promise((resolve) => server.close(resolve));
-		}
+		nearby = `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`;
+	});
+	afterEach(async () => {
+		await new Promise((resolve) => server.close(resolve));
+	});
+	/** A check of the trigger of workflow `workflowId` (the public URL, WEBHOOK, a port nothing listens on: refused). */
+	const check = async (workflowId?: string) => {
+		const { context } = await startTriggerOf(staticData, { parameters: triggerParameters({ options: { healthCheckMinutes: 0 } }), ...(workflowId && { workflowId }) });
+		return await checkHookAndGaps(context);
+	};
+
+	it('calls its webhook where that delivery came in: what n8n took heard, the state kept in the static data, nothing replayed', async () => {
+		const [report] = await emu.injectBlock(makeBlock({ height: 11, transactions: [{ kind: 'stx_transfer', sender: ALICE, recipient: BOB, amount: 11 }] }));
+		// As express shows a delivery that came in through a proxy: the local end of the connection, IPv4 in IPv6 form.
+		await deliverToTrigger(report.payload, staticData, triggerParameters(), { headers: {}, arrivedAt: { localAddress: '::ffff:127.0.0.1', localPort: (server.address() as AddressInfo).port, path } });
+		expect(staticData.gaps).toBeUndefined();
+		const { outcome, gaps } = await check();
+		expect(outcome).toBe('healthy');
+		expect({ unreachable: gaps?.unreachable, blind: gaps?.blind, nearby: gaps?.nearby, replayed: gaps?.replayed }).toEqual({ unreachable: undefined, blind: undefined, nearby, replayed: 0 });
+		expect(gaps?.received?.taken.flatMap((taken) => taken.a.map(([at]) => at))).toContain(11);
+		// Kept where n8n saves it (the webhook answered without an execution): the next start begins from it, and tries there first.
+		expect(staticData.gaps).toEqual(expect.objectContaining({ hookId: hookUuid }));
+		expect(staticData.checkVia).toBe(nearby);
+	});
+
+	it('after a restart, before this process took any delivery, calls it where the last check reached it: the first plan is kept before it replays', async () => {
+		staticData.checkVia = nearby;
+		// Another workflow id: a process that has taken no delivery of this trigger (n8n just started).
+		const { gaps } = await check('wf42-restarted');
+		expect({ unreachable: gaps?.unreachable, blind: gaps?.blind, nearby: gaps?.nearby }).toEqual({ unreachable: undefined, blind: undefined, nearby });
+		expect(staticData.gaps).toEqual(expect.objectContaining({ hookId: hookUuid }));
 	});
 });
