@@ -56,13 +56,18 @@ export interface GapFaults {
 	 * noted the stop in memory only, the outage was lost with that note (issue #38).
 	 */
 	crashLoop?: () => Promise<void>;
+	/**
+	 * Set: once the check replays what the outage missed (its first evaluation after the last start), it goes down again,
+	 * and is brought back: the rest of the gap must still come (the plan kept before the replays began).
+	 */
+	restartWhileReplaying?: boolean;
 }
 
 export interface GapResult {
 	script: ChainScript;
 	rows: LedgerRow[];
 	/** What happened, for the log line. */
-	faults: { outageSteps: number; outageMs: number; interruptions: number; crashLoops: number; disabledMs: number; silentDrops: number; lostAnswers: number };
+	faults: { outageSteps: number; outageMs: number; interruptions: number; crashLoops: number; restartsWhileReplaying: number; disabledMs: number; silentDrops: number; lostAnswers: number };
 	/** Blocks the trigger reported undone without their rollback (hash prefixes). */
 	undone: string[];
 	/**
@@ -171,7 +176,7 @@ export async function runGapSequence(
 	const outageSteps = 8 + Math.floor(rand() * 8);
 	const disableAt = at(0.4, 0.5);
 	const drops = new Set([at(0.55, 0.7), at(0.7, 0.8), at(0.8, 0.9)]);
-	const faults = { outageSteps, outageMs: 0, interruptions: 0, crashLoops: 0, disabledMs: 0, silentDrops: 0, lostAnswers: 0 };
+	const faults = { outageSteps, outageMs: 0, interruptions: 0, crashLoops: 0, restartsWhileReplaying: 0, disabledMs: 0, silentDrops: 0, lostAnswers: 0 };
 	const ledgerHook = () => setup.ledger.hookUuid;
 	const hookNow = () => emu.hooks().find((hook) => hook.definition.name === 'Ledger');
 
@@ -180,6 +185,7 @@ export async function runGapSequence(
 	const excused = () => [...opts.undoneReported(), ...unknowable];
 	let downSince: number | undefined;
 	let disabledSince: number | undefined;
+	let replayRestart: Promise<void> | undefined;
 	// A hook as users have them: hours old, past FIRST_WINDOW_MAX, so a stop cannot be replayed "from its first block".
 	const ledgerBefore = hookNow()?.status.evaluated_block_count ?? 0;
 	for (let height = startHeight - AGE_BLOCKS; height < startHeight; height++) await emu.injectBlock({ height, transactions: [] });
@@ -216,6 +222,19 @@ export async function runGapSequence(
 				await opts.faults.revive();
 				faults.crashLoops++;
 			}
+			if (opts.faults.restartWhileReplaying) {
+				// While the script goes on: the gap's end is known, and its replay begins, once the service evaluates new blocks.
+				const upAt = Date.now();
+				replayRestart = (async () => {
+					await until('the check replaying what the outage missed', () => emu.requests.some((request) => request.at >= upAt && request.path.endsWith(`/me/${ledgerHook()}/evaluate`)), 120_000);
+					const killedAt = Date.now();
+					await opts.faults.down();
+					unknowable.push(...takenJustBefore(emu, ledgerHook(), killedAt));
+					await opts.faults.revive();
+					faults.restartsWhileReplaying++;
+					lastFault = Date.now();
+				})();
+			}
 			faults.outageMs = Date.now() - downSince;
 			faults.outageSteps = index - outageAt;
 			lastFault = Date.now();
@@ -237,6 +256,7 @@ export async function runGapSequence(
 		if (step.kind !== 'loseAnswer') await sleep(40);
 	}
 	await stream.sent();
+	await replayRestart;
 	if (downSince !== undefined) throw new Error(`no delivery of the ledger hook failed from the outage at step ${outageAt} to the script's end: a script that matches nothing`);
 	const silent = emu.deliveries.slice(firstReport).filter((report) => report.silent);
 	faults.silentDrops = silent.length;
@@ -278,7 +298,7 @@ export function describeGapResult(label: string, result: GapResult, seed: number
 	const { faults } = result;
 	return (
 		`${label}: seed ${seed} (replay: GAPS_SEED=${seed}); ${result.script.steps.length} steps, ${counts.blocks} blocks, ${counts.reorgs} reorganisations (${counts.flipFlops} flip-flops), ` +
-		`the hook ${AGE_BLOCKS} blocks old before it; ${faults.lostAnswers} answers lost (${counts.lostAnswers} in the script, one armed at a time); n8n down ${(faults.outageMs / 1000).toFixed(1)} s over ${faults.outageSteps} steps (${faults.interruptions} interruption${faults.crashLoops > 0 ? `, then up and killed again before its first check ${faults.crashLoops} time(s)` : ''}), ` +
+		`the hook ${AGE_BLOCKS} blocks old before it; ${faults.lostAnswers} answers lost (${counts.lostAnswers} in the script, one armed at a time); n8n down ${(faults.outageMs / 1000).toFixed(1)} s over ${faults.outageSteps} steps (${faults.interruptions} interruption${faults.crashLoops > 0 ? `, then up and killed again before its first check ${faults.crashLoops} time(s)` : ''}${faults.restartsWhileReplaying > 0 ? `, and again while replaying the gap ${faults.restartsWhileReplaying} time(s)` : ''}), ` +
 		`hook disabled ${(faults.disabledMs / 1000).toFixed(1)} s, ${faults.silentDrops} deliveries dropped without a word; ledger ${result.rows.length} rows (chain ${counts.transfers}), ` +
 		`equal to the chain ${(result.settledAfterMs / 1000).toFixed(1)} s after the last fault (but for ${result.undone.length} block(s) reported undone without their rollback, ` +
 		`${result.unknowable.length} taken just before the kill, which no process could note); ` +

@@ -79,6 +79,7 @@ describe("the trigger closes its own gaps (regular mode, n8n's public address un
 						await until('the ledger hook found stopped on activation', () => said.some((line) => stack.n8n.logs().includes(line)), 60_000);
 						await sleep(1_000);
 					},
+					restartWhileReplaying: true,
 				},
 				// Two check intervals, and the replays and their executions.
 				limitMs: 2 * CHECK_MS + 120_000,
@@ -92,6 +93,7 @@ describe("the trigger closes its own gaps (regular mode, n8n's public address un
 			expect(result.faults.silentDrops).toBeGreaterThan(0);
 			expect(result.faults.interruptions).toBe(1);
 			expect(result.faults.crashLoops).toBe(1);
+			expect(result.faults.restartsWhileReplaying).toBe(1);
 			// Restarted with its state kept: the check reaches the trigger's webhook where n8n takes the deliveries (not at the
 			// public address, which n8n cannot reach), so it knows where the gap began: nothing said of an unknown start.
 			const unknownStart = (await alertsOf(stack.n8n, setup.ledger.workflowId)).filter((alert) => /cannot tell where the gap began/.test(alert.message));
