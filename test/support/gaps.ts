@@ -186,6 +186,9 @@ export async function runGapSequence(
 	let downSince: number | undefined;
 	let disabledSince: number | undefined;
 	let replayRestart: Promise<void> | undefined;
+	/** While n8n is to go down again during the replay: the script slows down and its silent drops wait for it to be back. */
+	let restartPending = false;
+	let dropsDue = 0;
 	// A hook as users have them: hours old, past FIRST_WINDOW_MAX, so a stop cannot be replayed "from its first block".
 	const ledgerBefore = hookNow()?.status.evaluated_block_count ?? 0;
 	for (let height = startHeight - AGE_BLOCKS; height < startHeight; height++) await emu.injectBlock({ height, transactions: [] });
@@ -225,6 +228,7 @@ export async function runGapSequence(
 			if (opts.faults.restartWhileReplaying) {
 				// While the script goes on: the gap's end is known, and its replay begins, once the service evaluates new blocks.
 				const upAt = Date.now();
+				restartPending = true;
 				replayRestart = (async () => {
 					await until('the check replaying what the outage missed', () => emu.requests.some((request) => request.at >= upAt && request.path.endsWith(`/me/${ledgerHook()}/evaluate`)), 120_000);
 					const killedAt = Date.now();
@@ -232,6 +236,7 @@ export async function runGapSequence(
 					unknowable.push(...takenJustBefore(emu, ledgerHook(), killedAt));
 					await opts.faults.revive();
 					faults.restartsWhileReplaying++;
+					restartPending = false;
 					lastFault = Date.now();
 				})();
 			}
@@ -250,10 +255,17 @@ export async function runGapSequence(
 			disabledSince = undefined;
 		}
 		// Applies (chainhook#739): a dropped reorganisation's rollback is beyond any replay (README, Nothing missed).
-		if (drops.has(index)) emu.dropNextDeliveries(1, { hookUuid: ledgerHook(), appliesOnly: true });
+		// (Not while n8n is down or about to be: a drop armed then could fall on a delivery that fails anyway.)
+		if (drops.has(index)) dropsDue++;
+		if (dropsDue > 0 && !restartPending) {
+			emu.dropNextDeliveries(1, { hookUuid: ledgerHook(), appliesOnly: true });
+			dropsDue--;
+		}
 		await stream.send(step);
 		// Blocks come at a pace a check interval sees several windows of.
-		if (step.kind !== 'loseAnswer') await sleep(40);
+		// (Slower while n8n is to go down during the replay: the chain must move on for the replay to begin, and the script
+		// must not end before it is back.)
+		if (step.kind !== 'loseAnswer') await sleep(restartPending ? 300 : 40);
 	}
 	await stream.sent();
 	await replayRestart;
