@@ -602,7 +602,8 @@ export function planCheck(before: GapState, seen: Observation): Plan {
 	const takenTop = topTaken(taken);
 	const open = state.windows;
 	state.windows = [];
-	const held: Window[] = [];
+	// Windows held this check (notes that prove nothing), with the heights and the matches each was judged short on.
+	const held: Array<{ window: Window; range: Range; matched: number }> = [];
 	// Whether the windows judged now say the hook delivers nothing: false once one of them got what it matched (or some
 	// of it), undefined while none with matches was judged by the stream (rather than by waiting).
 	let dryNow: boolean | undefined;
@@ -634,7 +635,7 @@ export function planCheck(before: GapState, seen: Observation): Plan {
 			if (state.unheard) state.unheard = { range: [Math.min(state.unheard.range[0], range[0]), Math.max(state.unheard.range[1], range[1])], matched: state.unheard.matched + matched };
 			else {
 				state.windows.push(window);
-				held.push(window);
+				held.push({ window, range, matched });
 			}
 			dryNow = (dryNow ?? true) && arrived === 0 && replayed === 0;
 			dryMatched += matched;
@@ -663,11 +664,11 @@ export function planCheck(before: GapState, seen: Observation): Plan {
 		if (unproven) {
 			// Said once, at DRY_CHECKS checks and as many matched blocks at least (one block dropped is not notes that prove
 			// nothing): the held windows kept apart, with every short window after them while no delivery is heard.
-			const unheardMatched = held.reduce((sum, window) => sum + window.matched - replayMatches(taken, window.replays), 0);
+			const unheardMatched = held.reduce((sum, entry) => sum + entry.matched, 0);
 			if (state.dry >= DRY_CHECKS && unheardMatched >= DRY_CHECKS) {
-				const range: Range = [Math.min(...held.map((window) => atLeastZero(window.after + 1 - Math.max(0, window.reevaluated)))), Math.max(...held.map((window) => window.to))];
+				const range: Range = [Math.min(...held.map((entry) => entry.range[0])), Math.max(...held.map((entry) => entry.range[1]))];
 				state.unheard = { range, matched: unheardMatched };
-				state.windows = state.windows.filter((window) => !held.includes(window));
+				state.windows = state.windows.filter((window) => !held.some((entry) => entry.window === window));
 				found.push({ kind: 'dry', checks: state.dry, matched: dryMatched, unheard: range });
 			}
 		} else if (state.dry === DRY_CHECKS) found.push({ kind: 'dry', checks: DRY_CHECKS, matched: dryMatched });
