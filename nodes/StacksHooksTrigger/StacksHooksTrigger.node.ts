@@ -16,10 +16,10 @@ import { triggerOnProperty } from '../shared/eventFilters';
 import { hookOptionsProperty } from '../shared/hookOptions';
 import { answerModeFields, answerModeProperty, answerModeQueueNotice } from './delivery/answerMode';
 import { receiveDelivery } from './delivery/receive';
-import { DEFAULT_CATCH_UP_LIMIT } from './gaps/planGaps';
-import { DEFAULT_STALL_MINUTES } from './hook/alerts';
+import { DEFAULT_CATCH_UP_LIMIT } from './healthCheck/check';
+import { DEFAULT_STALL_MINUTES } from './healthCheck/model/incidents';
+import { startHealthChecks } from './healthCheck/run';
 import { DEFAULT_HEALTH_CHECK_MINUTES } from './hook/checkInterval';
-import { startHealthChecks } from './hook/healthCheck';
 import { checkExists, create, remove } from './hook/lifecycle';
 import { testEventResponse } from './listening/handOver';
 import { sampleBlockProperties } from './listening/sampleBlock';
@@ -148,7 +148,7 @@ export class StacksHooksTrigger implements INodeType {
 
 	/**
 	 * Beside the webhook: n8n runs trigger() for every active workflow, at start-up and on activation, and
-	 * closes it on deactivation. Here it runs the health check (hook/healthCheck.ts). In a test run (manual
+	 * closes it on deactivation. Here it runs the health check (healthCheck/run.ts). In a test run (manual
 	 * mode) n8n calls it for the node's output instead: it emits the test delivery (listening/handOver.ts).
 	 */
 	async trigger(this: ITriggerFunctions): Promise<ITriggerResponse> {

@@ -9,8 +9,8 @@ import type { IDataObject, INode, IWebhookFunctions, IWebhookResponseData } from
 
 import type { EventFilter } from '../../shared/chainEvents';
 import { toEventFilters } from '../../shared/eventFilters';
-import { answerCheck, isCheck, noteOwnUrl } from '../gaps/ownWebhook';
-import { noteDelivery } from '../gaps/received';
+import { answerCheck, isCheck, noteOwnUrl } from '../healthCheck/model/ownWebhook';
+import { noteDelivery } from '../healthCheck/model/received';
 import { deliveryToItems, type OutputMode, type RollbackMode } from '../items/deliveryItems';
 import { handOverTestDelivery, receiveTestDelivery } from '../listening/handOver';
 import { isAuthentic } from './accountSecret';

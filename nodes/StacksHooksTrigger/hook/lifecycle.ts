@@ -10,13 +10,13 @@ import type { IDataObject, IHookFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { buildDefinition } from '../../shared/definition';
-import { type BlockRef, deleteHook, getHook, listHooks, registerHook, setHookEnabled } from '../../shared/api/hookEndpoints';
+import { type BlockRef, deleteHookIfThere, hooksPostingTo, readHook, registerHook, setHookEnabled } from '../../shared/api/hookEndpoints';
 import { isHttpsUrl } from '../../shared/constants';
 import type { Definition, Hook } from '../../shared/schemas';
 import { type Connection, getConnection } from '../../shared/transport/connection';
-import { asNodeError, isNotFound } from '../../shared/transport/errors';
+import { asNodeError } from '../../shared/transport/errors';
 import { keepSecret } from '../delivery/accountSecret';
-import { noteLeftStopped, noteStoppedAtActivation } from '../gaps/checkState';
+import { noteLeftStopped, noteStoppedAtActivation } from '../healthCheck/model/checkState';
 import { atStartup, healthCheckMs } from './checkInterval';
 import { type HookOwner, remember, slotName, stored } from './keptHook';
 import { logHealed } from './log';
@@ -94,14 +94,11 @@ export function whyNotDelivering(hook: Hook): string | undefined {
 	return undefined;
 }
 
-/** Enables a disabled hook and resumes an interrupted one (the same PATCH does both), saying so once in n8n's log. */
-/** Enables the hook if it does not deliver; true when it had to. */
-export async function ensureDelivering(ctx: HookOwner, hook: Hook, connection: Connection, when: string): Promise<boolean> {
+/** Enables a disabled hook and resumes an interrupted one (the same PATCH does both); why it had to, or undefined. */
+export async function enableIfStopped(ctx: HookOwner, hook: Hook, connection: Connection): Promise<string | undefined> {
 	const why = whyNotDelivering(hook);
-	if (!why) return false;
-	await setHookEnabled(ctx, hook.uuid, true, { connection });
-	logHealed(ctx, `enabled hook ${hook.uuid} again ${when}: ${why}`);
-	return true;
+	if (why) await setHookEnabled(ctx, hook.uuid, true, { connection });
+	return why;
 }
 
 /** Nodes whose kept hook checkExists found gone at the service, until create (or the adoption) replaces it. Same process. */
@@ -110,7 +107,7 @@ const goneAtActivation = new Set<string>();
 /**
  * On activation: a hook the service stopped (interrupted after failed deliveries, disabled) is enabled again, and told to
  * the health check, which replays what it missed. At n8n's start, when checks run, it is left stopped for the first check
- * (5 s after the trigger starts, healthCheck.ts), which brings it back and replays from the service's record of where it
+ * (5 s after the trigger starts, ../healthCheck/run.ts), which brings it back and replays from the service's record of where it
  * stopped: that record, the hook's own status, is then the note of the stop, and outlives any restart before that check
  * (n8n saves nothing trigger() writes, and a note in memory would be gone with it: issue #38's crash loop). The blocks
  * of those seconds are replayed with the rest of the outage.
@@ -122,7 +119,9 @@ async function ensureDeliveringOnActivation(ctx: IHookFunctions, hook: Hook, con
 		noteLeftStopped(ctx);
 		return;
 	}
-	if (await ensureDelivering(ctx, hook, connection, 'on activation')) noteStoppedAtActivation(ctx, hook);
+	if (!(await enableIfStopped(ctx, hook, connection))) return;
+	logHealed(ctx, `enabled hook ${hook.uuid} again on activation: ${why}`);
+	noteStoppedAtActivation(ctx, hook);
 }
 
 /** n8n's start (or a new leader's), with health checks on: the first check comes within seconds. */
@@ -142,12 +141,7 @@ async function checkExistsNow(ctx: IHookFunctions): Promise<boolean> {
 
 	const known = stored(ctx);
 	if (known) {
-		let hook: Hook | undefined;
-		try {
-			hook = await getHook(ctx, known.hookId, { connection });
-		} catch (error) {
-			if (!isNotFound(error)) throw asNodeError(ctx.getNode(), error);
-		}
+		const hook = await readHook(ctx, known.hookId, { connection });
 		if (hook && desired && sameHook(hook, desired)) {
 			await keepSecret(ctx, connection);
 			await ensureDeliveringOnActivation(ctx, hook, connection);
@@ -155,7 +149,7 @@ async function checkExistsNow(ctx: IHookFunctions): Promise<boolean> {
 			return true;
 		}
 		// Gone, or registered with other parameters or for another URL: replace it, leaving nothing behind.
-		if (hook) await deleteQuietlyIfGone(ctx, hook.uuid, connection);
+		if (hook) await deleteHookIfThere(ctx, hook.uuid, { connection });
 		// Gone (deleted while n8n was down, or replaced by a health check whose state was not kept): the hook that delivers
 		// from now on, adopted or registered, is a repair for the check, which replays what was missed meanwhile.
 		else goneAtActivation.add(nodeKey(ctx));
@@ -182,20 +176,12 @@ async function whenListening(ctx: IHookFunctions, hook: Hook, connection: Connec
 
 /** The hooks posting to `webhookUrl`: the first with the wanted definition is kept, the others deleted. */
 export async function keepOneOf(ctx: HookOwner, webhookUrl: string, desired: Definition | undefined, connection: Connection): Promise<Hook | undefined> {
-	const mine = (await listHooks(ctx, { connection })).filter((hook) => hook.definition.action.url === webhookUrl);
+	const mine = await hooksPostingTo(ctx, webhookUrl, { connection });
 	const keep = desired ? mine.find((hook) => sameHook(hook, desired)) : undefined;
 	for (const stale of mine) {
-		if (stale !== keep) await deleteQuietlyIfGone(ctx, stale.uuid, connection);
+		if (stale !== keep) await deleteHookIfThere(ctx, stale.uuid, { connection });
 	}
 	return keep;
-}
-
-async function deleteQuietlyIfGone(ctx: HookOwner, uuid: string, connection: Connection): Promise<void> {
-	try {
-		await deleteHook(ctx, uuid, { connection });
-	} catch (error) {
-		if (!isNotFound(error)) throw asNodeError(ctx.getNode(), error);
-	}
 }
 
 /** The service answered and refused (4xx): nothing was registered, so nothing is looked for or sent again. */
@@ -218,8 +204,7 @@ async function registerOnce(ctx: HookOwner, desired: Definition, webhookUrl: str
 		if (refusedByService(error)) throw asNodeError(ctx.getNode(), error);
 		let registered: Hook | undefined;
 		try {
-			const mine = (await listHooks(ctx, { connection })).filter((hook) => hook.definition.action.url === webhookUrl);
-			registered = mine.find((hook) => sameHook(hook, desired));
+			registered = (await hooksPostingTo(ctx, webhookUrl, { connection })).find((hook) => sameHook(hook, desired));
 		} catch {
 			throw asNodeError(ctx.getNode(), error);
 		}
@@ -237,7 +222,7 @@ export async function registerEnabled(ctx: HookOwner, webhookUrl: string, connec
 		await setHookEnabled(ctx, hook.uuid, true, { connection });
 	} catch (error) {
 		try {
-			await deleteQuietlyIfGone(ctx, hook.uuid, connection);
+			await deleteHookIfThere(ctx, hook.uuid, { connection });
 		} catch (cleanupError) {
 			throw new NodeOperationError(ctx.getNode(), error as Error, {
 				description: `The new hook could not be enabled, nor removed again (${(cleanupError as Error).message}). Delete hook ${hook.uuid} with the Stacks Hooks node before activating again.`,
@@ -279,15 +264,7 @@ export async function remove(this: IHookFunctions): Promise<boolean> {
 	return await inTurn(this, async () => {
 		const connection = await getConnection(this);
 		const known = stored(this);
-		let gone = !known;
-		if (known) {
-			try {
-				await deleteHook(this, known.hookId, { connection });
-			} catch (error) {
-				if (!isNotFound(error)) throw asNodeError(this.getNode(), error);
-				gone = true;
-			}
-		}
+		const gone = !known || !(await deleteHookIfThere(this, known.hookId, { connection }));
 		if (gone) await keepOneOf(this, known?.webhookUrl ?? webhookUrlOf(this), undefined, connection);
 		remember(this, undefined);
 		return true;

@@ -1,11 +1,18 @@
 /**
  * The trigger's lines in n8n's log, each naming the node and its workflow: what was healed or found and
- * why (info), and what the health check could not do (warn). The Error Workflow is alerts.ts's.
+ * why (info). The health check says what it found in one place of its own (../healthCheck/tell.ts), from
+ * the same names.
  */
 import type { HookOwner } from './keptHook';
 
+/** What n8n's log keeps beside a line: the workflow and the node. */
+export type LogMeta = {
+	workflowId: string | undefined;
+	nodeName: string;
+};
+
 /** `Stacks Hooks Trigger "<node>" of workflow "<name>" (<id>)`, and the metadata n8n's log keeps beside it. */
-export function whereInLog(ctx: HookOwner): { where: string; meta: { workflowId: string | undefined; nodeName: string } } {
+export function whereInLog(ctx: HookOwner): { where: string; meta: LogMeta } {
 	const workflow = ctx.getWorkflow();
 	return {
 		where: `Stacks Hooks Trigger "${ctx.getNode().name}" of workflow "${workflow.name ?? ''}" (${workflow.id ?? ''})`,

@@ -18,6 +18,7 @@ import {
 } from '../schemas';
 import { getConnection } from '../transport/connection';
 import type { RequestContext } from '../transport/context';
+import { asNodeError, isNotFound } from '../transport/errors';
 import { apiRequest, type CallOptions } from '../transport/request';
 
 /** Pages after the first are fetched this many at a time; the transport's pacing keeps them within the rate limit. */
@@ -29,6 +30,16 @@ export async function registerHook(ctx: RequestContext, definition: Definition, 
 
 export async function getHook(ctx: RequestContext, uuid: string, options: CallOptions = {}): Promise<Hook> {
 	return await apiRequest(ctx, { method: 'GET', path: `/me/${uuid}`, schema: hookSchema, hookId: uuid, ...options });
+}
+
+/** The hook, or undefined when the service says it is gone (404). */
+export async function readHook(ctx: RequestContext, uuid: string, options: CallOptions = {}): Promise<Hook | undefined> {
+	try {
+		return await getHook(ctx, uuid, options);
+	} catch (error) {
+		if (isNotFound(error)) return undefined;
+		throw asNodeError(ctx.getNode(), error);
+	}
 }
 
 export async function updateHook(
@@ -73,6 +84,17 @@ export async function deleteHook(ctx: RequestContext, uuid: string, options: Cal
 	await apiRequest(ctx, { method: 'DELETE', path: `/me/${uuid}`, hookId: uuid, ...options });
 }
 
+/** Deletes the hook; false when the service says it was gone already (404). */
+export async function deleteHookIfThere(ctx: RequestContext, uuid: string, options: CallOptions = {}): Promise<boolean> {
+	try {
+		await deleteHook(ctx, uuid, options);
+		return true;
+	} catch (error) {
+		if (isNotFound(error)) return false;
+		throw asNodeError(ctx.getNode(), error);
+	}
+}
+
 /** One page of the account's hooks, oldest first. */
 export async function getHookPage(
 	ctx: RequestContext,
@@ -110,4 +132,13 @@ export async function listHooks(
 		(await page(pageOffset, Math.min(MAX_PAGE_SIZE, end - pageOffset))).results,
 	);
 	return [first.results, ...rest].flat().slice(0, wanted === Infinity ? undefined : wanted);
+}
+
+/**
+ * The account's hooks that post to `url`, or to any URL ending with `{ path }` (n8n's webhook path of a node, whatever
+ * the base URL): the trigger's own, as n8n makes a node's webhook URL unique to it.
+ */
+export async function hooksPostingTo(ctx: RequestContext, url: string | { path: string }, options: CallOptions = {}): Promise<Hook[]> {
+	const posting = typeof url === 'string' ? (at: string) => at === url : (at: string) => at.endsWith(url.path);
+	return (await listHooks(ctx, options)).filter((hook) => posting(hook.definition.action.url ?? ''));
 }

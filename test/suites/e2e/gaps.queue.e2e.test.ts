@@ -22,7 +22,7 @@
 import { randomUUID } from 'crypto';
 import { setTimeout as sleep } from 'timers/promises';
 
-import { REORG_MARGIN } from '../../../nodes/StacksHooksTrigger/gaps/plan';
+import { REORG_MARGIN } from '../../../nodes/StacksHooksTrigger/healthCheck/model/gapPlan';
 import { EXAMPLE_SENDER, loadExample, TRIGGER_TYPE } from '../../support/examples';
 import { alertsOf, CHECK_MINUTES, CHECK_MS, describeGapResult, describeTail, expectQuietTail, GAPS_EMULATOR, gapSeeds, healthyTail, runGapSequence, TAIL_CHECKS, undoneInLog, withoutExcused } from '../../support/gaps';
 import { type QueueStack, startQueueStack } from '../../support/n8n/queue';

@@ -1,6 +1,6 @@
 /* eslint-disable no-console -- test code: it runs in Node, not inside n8n (CONTRIBUTING.md, Commands) */
 /**
- * The gap plan (nodes/StacksHooksTrigger/gaps/plan.ts) against a model of the service and of n8n's
+ * The gap plan (nodes/StacksHooksTrigger/healthCheck/model/gapPlan.ts) against a model of the service and of n8n's
  * receiving processes, for generated histories: one block mined a step, matching or not; reorganisations
  * of the tip (flip-flops included); deliveries that arrive a step or two late, come twice (an answer
  * lost), are dropped without a word, or fail until the service interrupts the hook (dropping what it
@@ -30,8 +30,7 @@
  */
 import fc from 'fast-check';
 
-import type { GapOutcome } from '../../../nodes/StacksHooksTrigger/gaps/replay';
-import { topOf } from '../../../nodes/StacksHooksTrigger/gaps/received';
+import { topOf } from '../../../nodes/StacksHooksTrigger/healthCheck/model/received';
 import {
 	DRY_CHECKS,
 	emptyState,
@@ -45,8 +44,8 @@ import {
 	type Replay,
 	takeHeights,
 	type TakenDelivery,
-} from '../../../nodes/StacksHooksTrigger/gaps/plan';
-import { type AlertState, assess, BLIND_CHECKS, emptyAlerts, type IncidentKind } from '../../../nodes/StacksHooksTrigger/hook/alerts';
+} from '../../../nodes/StacksHooksTrigger/healthCheck/model/gapPlan';
+import { type AlertState, assess, BLIND_CHECKS, emptyAlerts, type GapOutcome, type IncidentKind } from '../../../nodes/StacksHooksTrigger/healthCheck/model/incidents';
 import { propertyParameters, replayHint } from '../../support/properties';
 
 type Fault = 'none' | 'silentDrop' | 'lostAnswer' | 'outage' | 'disable' | 'delete' | 'reorg';

@@ -3,7 +3,7 @@
  * restart, for a hook older than FIRST_WINDOW_MAX (no "from its first block" to fall back on), whose activation
  * enabled it before the first check so that its new deliveries are already in.
  */
-import { emptyState, FIRST_WINDOW_MAX, planCheck, REORG_MARGIN, type TakenDelivery } from '../../../nodes/StacksHooksTrigger/gaps/plan';
+import { emptyState, FIRST_WINDOW_MAX, planCheck, REORG_MARGIN, type TakenDelivery } from '../../../nodes/StacksHooksTrigger/healthCheck/model/gapPlan';
 
 const OLD = FIRST_WINDOW_MAX + 1_050;
 /** The service's record as activation read it: evaluated up to 951_083, its last match at 951_080. */

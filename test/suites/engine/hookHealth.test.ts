@@ -9,8 +9,7 @@ import { type AddressInfo, createServer, type Server, type Socket } from 'net';
 import type { IDataObject } from 'n8n-workflow';
 import { setTimeout as sleep } from 'timers/promises';
 
-import { checkHookAndGaps } from '../../../nodes/StacksHooksTrigger/hook/healthCheck';
-import { checkHookHealth } from '../../../nodes/StacksHooksTrigger/hook/repair';
+import { checkHookAndGaps, checkHookHealth } from '../../../nodes/StacksHooksTrigger/healthCheck/run';
 import { makeBlock } from '../../emulator';
 import {
 	ALICE,

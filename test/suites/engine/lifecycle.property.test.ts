@@ -26,7 +26,8 @@ import { randomBytes } from 'node:crypto';
 import type { IDataObject, INodeParameters, ITriggerFunctions } from 'n8n-workflow';
 
 import { secretDigest } from '../../../nodes/StacksHooksTrigger/delivery/consumerSecret';
-import { checkHookHealth, type HealthCheckOutcome } from '../../../nodes/StacksHooksTrigger/hook/repair';
+import type { HealthCheckOutcome } from '../../../nodes/StacksHooksTrigger/healthCheck/check';
+import { checkHookHealth } from '../../../nodes/StacksHooksTrigger/healthCheck/run';
 import { type HookRecord, makeBlock } from '../../emulator';
 import {
 	ALICE,

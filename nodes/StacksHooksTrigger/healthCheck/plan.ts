@@ -1,33 +1,26 @@
 /**
- * Step 3 of a health check (hook/healthCheck.ts): which heights the workflow may have missed (plan.ts,
- * from the hook as read and what n8n took), said in n8n's log, and which of them to replay now:
+ * Step 3 of a health check (run.ts): which heights the workflow may have missed (model/gapPlan.ts,
+ * from the hook as read and what n8n took), and which of them to replay now:
  * - at most the node's Catch-Up Limit in all: of a larger gap the newest heights are replayed and the
- *   older ones reported (hook/alerts.ts), to be backfilled;
+ *   older ones reported (tell.ts), to be backfilled;
  * - none within SETTLED_DEPTH of the highest height evaluated: they wait for the chain to move on;
  * - at most REPLAY_PER_CHECK, and the trigger's share of the spare half of the account's rate-limit window
  *   (transport/pacing.ts), oldest first; the next check comes soon for what is left;
  * - none while the workflow keeps failing on a delivery (replays would only feed it more): they wait.
- * The plan becomes the check's state in memory (checkState.ts); replay.ts keeps it and replays.
+ * The plan becomes the check's state in memory (model/checkState.ts); replay.ts keeps it and replays.
  */
-import type { ITriggerFunctions } from 'n8n-workflow';
-
-import type { Connection } from '../../shared/transport/connection';
 import { pacerFor } from '../../shared/transport/pacing';
-import type { AlertState } from '../hook/alerts';
-import { logHealed } from '../hook/log';
-import type { Checked } from '../hook/repair';
 import { nodeKey } from '../nodeKey';
-import type { CheckState } from './checkState';
-import type { Heard } from './ownWebhook';
-import { keptTaken } from './received';
-import { addRange, type Finding, type GapState, planCheck, type Range, rangeSize, type Replay, takeHeights } from './plan';
+import type { GapPlan, Hooked } from './check';
+import { addRange, planCheck, type Range, rangeSize, type Replay, takeHeights } from './model/gapPlan';
+import { alertsOf } from './model/incidents';
+import type { Heard } from './model/ownWebhook';
+import { keptTaken } from './model/received';
 
 /** Heights replayed in one check; more wait for the next, which comes soon. */
 export const REPLAY_PER_CHECK = 100;
 /** Heights this near the highest evaluated one are not replayed yet (see planGaps). */
 export const SETTLED_DEPTH = 6;
-/** The default Catch-Up Limit: the most heights the trigger replays for one gap by itself. */
-export const DEFAULT_CATCH_UP_LIMIT = 2_000;
 /**
  * No delivery for this long (or half the check interval, if shorter) and the hook's stream is taken to be idle, not
  * behind (plan.ts): a stream behind n8n's pace sends the next delivery as soon as n8n answers the one before, so only a
@@ -36,54 +29,7 @@ export const DEFAULT_CATCH_UP_LIMIT = 2_000;
  */
 export const IDLE_MS = 30_000;
 
-/** The node's options the gap steps use. */
-export interface GapSettings {
-	catchUpLimit: number;
-	/** The check interval: the stream is idle after IDLE_MS or half of it, whichever is shorter. */
-	intervalMs: number;
-	/** n8n started this trigger at its own start (not an activation): a hook it finds is not one just registered. */
-	atStartup?: boolean;
-}
-
-export interface GapPlan {
-	state: GapState;
-	/** When the hook was read: the window this check closed closed then. */
-	readAt: number;
-	found: Finding[];
-	/** What n8n took, as heard (or why not). */
-	heard: Heard;
-	/** Replayed now, in this order. */
-	replays: Replay[];
-	/** Near the tip: waiting for the chain to move on. */
-	waiting: Range[];
-	/** Older heights of a gap over the Catch-Up Limit, not replayed. */
-	over?: Range;
-	/** The plan asks for the next check soon (plan.ts). */
-	soon?: boolean;
-	unjudged?: number;
-	/** Held (the workflow keeps failing on a delivery): nothing replayed, and nothing left waits on a soon check. */
-	hold: boolean;
-	/** How long to wait before the next check, when the rate-limit window's spare budget ran short. */
-	waitMs?: number;
-}
-
 const numberOr = (value: unknown, fallback: number | null): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : fallback);
-
-function describe(finding: Finding): string | undefined {
-	// Said by the alerts (hook/alerts.ts).
-	if (finding.kind === 'dry' || finding.kind === 'undone') return undefined;
-	const [from, to] = finding.range;
-	if (finding.kind === 'stopped') {
-		const why = finding.fromHookStart
-			? ' (nothing is known of what arrived before: from its first block)'
-			: finding.unknownStart
-				? ` (nothing is known of what arrived before: from below the last block the service matched before it stopped, height ${finding.unknownStart.lastMatch ?? finding.unknownStart.stoppedAt})`
-				: '';
-		return `the hook had stopped delivering; replaying heights ${from}-${to}, what it may have missed meanwhile${why}`;
-	}
-	if (finding.kind === 'missing') return `the service matched ${finding.matched} block(s) that n8n took only ${finding.arrived} of; replaying heights ${from}-${to}`;
-	return `the service evaluated blocks again (a reorganisation, or a Backfill) beside ${finding.matched} match(es); replaying heights ${from}-${to} to be sure`;
-}
 
 /** Keeps the newest `limit` heights of the pending ranges; what is older is returned as one range. */
 function withinLimit(pending: Range[], limit: number): { kept: Range[]; over?: Range } {
@@ -93,9 +39,8 @@ function withinLimit(pending: Range[], limit: number): { kept: Range[]; over?: R
 	return { kept, over: [over[0][0], over[over.length - 1][1]] };
 }
 
-/** The plan of this check (its state set in `memory`), for a hook that delivers after the repair (`checked.hookId`). */
-export function planGaps(ctx: ITriggerFunctions, connection: Connection, memory: CheckState, checked: Checked & { hookId: string }, heardNow: Heard | undefined, settings: GapSettings): GapPlan {
-	const heard = heardNow ?? { blind: 'no hook is kept' };
+/** The plan of this check (its state set in the check's memory), for the hook that delivers after the repair. */
+export function planGaps({ ctx, connection, memory, settings, hook: checked }: Hooked, heard: Heard): GapPlan {
 	const { received } = heard;
 	const readAt = checked.readAt ?? Date.now();
 	const status = (checked.counted ?? {}) as Record<string, unknown>;
@@ -122,11 +67,7 @@ export function planGaps(ctx: ITriggerFunctions, connection: Connection, memory:
 		...(settings.atStartup && memory.unplanned && { lifeUnknown: true }),
 	});
 	memory.unplanned = undefined;
-	for (const finding of found) {
-		const said = describe(finding);
-		if (said) logHealed(ctx, said);
-	}
-	const hold = (memory.state.alerts as AlertState | undefined)?.incidents.deliveryFailing !== undefined;
+	const hold = alertsOf(memory.state).incidents.deliveryFailing !== undefined;
 	const { kept: pending, over } = withinLimit(state.pending, settings.catchUpLimit);
 	// Not too near the tip: a reorganisation there could undo a replayed block after the service had read it and before
 	// it queued its delivery, so the delivery would come after the rollback. Those heights wait for the chain to move on.
@@ -145,7 +86,6 @@ export function planGaps(ctx: ITriggerFunctions, connection: Connection, memory:
 		state,
 		readAt,
 		found,
-		heard,
 		replays,
 		waiting,
 		hold,

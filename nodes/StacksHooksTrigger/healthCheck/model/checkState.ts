@@ -10,10 +10,9 @@
  */
 import type { IHookFunctions, ITriggerFunctions } from 'n8n-workflow';
 
-import type { Hook } from '../../shared/schemas';
-
-import { nodeKey } from '../nodeKey';
-import { emptyState, type GapState, isGapState } from './plan';
+import type { Hook } from '../../../shared/schemas';
+import { nodeKey } from '../../nodeKey';
+import { emptyState, type GapState, isGapState } from './gapPlan';
 
 export interface CheckState {
 	state: GapState;

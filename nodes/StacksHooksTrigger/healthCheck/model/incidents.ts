@@ -32,17 +32,11 @@
  *   reached (queue mode with a public address the main cannot reach, and no Internal Webhook Address).
  *   It states only that: the check does not infer a missed block from what it cannot see.
  *
- * Step 5 of a health check (healthCheck.ts, `tellUser`): the incidents of this check assessed against
- * those the check before kept (in the check's memory, kept with the gap state), and the changes said.
+ * Pure: `assess` holds what one check saw against the incidents the check before kept (in the check's
+ * memory, kept with the gap state) and says which began and which ended; step 5 (../tell.ts) says them.
  */
-import type { ITriggerFunctions } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
-
-import type { CheckState } from '../gaps/checkState';
-import type { Finding, Range } from '../gaps/plan';
-import type { GapOutcome } from '../gaps/replay';
-import { whereInLog } from './log';
-import type { Checked } from './repair';
+import type { Finding, GapState, Range } from './gapPlan';
+import type { Received } from './received';
 
 export const DEFAULT_STALL_MINUTES = 30;
 export const INTERRUPTED_CHECKS = 3;
@@ -84,6 +78,48 @@ export function emptyAlerts(): AlertState {
 	return { incidents: {}, interrupted: 0, replayErrors: 0, blindChecks: 0, blindMatched: 0 };
 }
 
+/** The incidents the check before kept, carried in the gap state (so kept where it is kept). */
+export function alertsOf(state: GapState): AlertState {
+	return (state.alerts as AlertState | undefined) ?? emptyAlerts();
+}
+
+/** What the gap steps of one check found, as the user is told of it (../tell.ts puts it together). */
+export interface GapOutcome {
+	found: Finding[];
+	replayed: number;
+	/** Heights ready to replay and not replayed yet (the next check comes soon); those near the tip wait apart. */
+	left: number;
+	/** How long to wait before the next check, when the rate-limit window's spare budget ran out. */
+	waitMs?: number;
+	/** The next check had better come soon (gapPlan.ts): a block may be missing, and the check after this one would tell. */
+	soon?: boolean;
+	/** Heights of a gap over the Catch-Up Limit that the trigger does not replay. */
+	overLimit?: Range;
+	/** The gap over the limit reaches back to the hook's first block for want of any record of what arrived (gapPlan.ts). */
+	overLimitUnknown?: true;
+	/** Why what n8n took could not be known this time (its own webhook could not be reached, nothing taken here). */
+	blind?: string;
+	/** While blind: the matches the service counted since the check before, which nothing could be held against. */
+	unjudged?: number;
+	/** The trigger's webhook could not be reached, and the check counted what this process took itself: why. */
+	unreachable?: string;
+	/** What that call failed with (blind or unreachable). */
+	callError?: string;
+	/** The replay stopped on an error (the service refused or could not be reached); what it said. */
+	replayError?: string;
+	/** What n8n took, as the check saw it (the delivery that keeps coming back). */
+	received?: Received;
+	/**
+	 * Heights kept apart because the notes heard never held a delivery (gapPlan.ts, `unheard`): where the check heard them,
+	 * and whether that was this process itself.
+	 */
+	unheard?: { range: Range; at?: string; here?: true };
+	/** Where the check heard its webhook, when not at the webhook URL but where this process took a delivery (ownWebhook.ts). */
+	nearby?: string;
+	/** Unreachable, and no delivery taken yet to call it where one came in (ownWebhook.ts). */
+	awaitingDelivery?: true;
+}
+
 /** What one check saw, as far as alerts go. */
 export interface CheckFacts {
 	now: number;
@@ -98,7 +134,8 @@ export interface CheckFacts {
 }
 
 const range = ([from, to]: Range) => (from === to ? `height ${from}` : `heights ${from}-${to}`);
-const duration = (ms: number) => (ms < 120_000 ? `${Math.round(ms / 1000)} s` : `${Math.round(ms / 60_000)} minutes`);
+/** A time span as the user is told it. */
+export const duration = (ms: number) => (ms < 120_000 ? `${Math.round(ms / 1000)} s` : `${Math.round(ms / 60_000)} minutes`);
 
 /** The incidents of this check, from the ones before: which began and which ended. */
 export function assess(before: AlertState, facts: CheckFacts): { state: AlertState; began: IncidentKind[]; ended: IncidentKind[] } {
@@ -211,40 +248,4 @@ export function assess(before: AlertState, facts: CheckFacts): { state: AlertSta
 		else incidents[kind] = { ...incident, gone };
 	}
 	return { state: { incidents, interrupted, replayErrors, blindChecks, blindMatched }, began, ended };
-}
-
-/** Runs the Error Workflow once for each incident that began (n8n 2.x), says each that ended in n8n's log. */
-export function report(ctx: ITriggerFunctions, state: AlertState, began: IncidentKind[], ended: IncidentKind[], before: AlertState): void {
-	const { where, meta } = whereInLog(ctx);
-	for (const kind of began) {
-		const incident = state.incidents[kind]!;
-		const error = new NodeOperationError(ctx.getNode(), incident.what, { description: incident.todo });
-		// n8n 2.x: a failed execution, and the workflow's Error Workflow. n8n 1.x has no such call from a trigger.
-		const save = (ctx as Partial<Pick<ITriggerFunctions, 'saveFailedExecution'>>).saveFailedExecution;
-		if (typeof save === 'function') save.call(ctx, error);
-		else ctx.logger.error(`${where}: ${incident.what} ${incident.todo}`, meta);
-	}
-	for (const kind of ended) {
-		const incident = before.incidents[kind];
-		ctx.logger.info(`${where}: resolved after ${duration(Date.now() - (incident?.since ?? Date.now()))}: ${incident?.what ?? kind}`, meta);
-	}
-}
-
-/** What this check saw of the hook (`checked`) and its gaps, assessed and said; the incidents kept in the check's memory. */
-export function tellUser(ctx: ITriggerFunctions, memory: CheckState, checked: Checked & { hookId: string }, gaps: GapOutcome, stallMinutes: number): void {
-	const before = (memory.state.alerts as AlertState | undefined) ?? emptyAlerts();
-	const status = (checked.read?.status ?? {}) as Record<string, unknown>;
-	const { state, began, ended } = assess(before, {
-		now: Date.now(),
-		hookId: checked.hookId,
-		wasInterrupted: checked.read?.status.status === 'interrupted',
-		// The schema says a number, not its unit: seconds are taken for milliseconds below 10^12 (the year 2001 in ms).
-		lastEvaluatedAt:
-			checked.outcome === 'healthy' && typeof status.last_evaluated_at === 'number' ? (status.last_evaluated_at < 1e12 ? status.last_evaluated_at * 1000 : status.last_evaluated_at) : undefined,
-		lastEvaluatedHeight: typeof status.last_evaluated_block_height === 'number' ? status.last_evaluated_block_height : null,
-		stallMinutes,
-		gaps,
-	});
-	memory.state.alerts = state;
-	report(ctx, state, began, ended, before);
 }

@@ -23,17 +23,17 @@
  * setting. (A main in queue mode takes none, and learns no such address.) The call is never a condition
  * for being right: in regular mode the main takes every delivery itself and counts them in memory
  * (received.ts, localReceived): `exchange` falls back on them.
- * The health check calls it twice: to hear what n8n took (hear.ts), and to keep its plan before it
- * replays (replay.ts).
+ * The health check calls it twice: to hear what n8n took (../hear.ts), and to keep its plan before it
+ * replays (../replay.ts).
  */
 import type { IDataObject, ITriggerFunctions, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
-import { getSecret } from '../../shared/api/secretEndpoints';
-import type { Connection } from '../../shared/transport/connection';
-import { stored, type StoredHook } from '../hook/keptHook';
-import { nodeKey } from '../nodeKey';
+import { getSecret } from '../../../shared/api/secretEndpoints';
+import type { Connection } from '../../../shared/transport/connection';
+import { stored, type StoredHook } from '../../hook/keptHook';
+import { nodeKey } from '../../nodeKey';
 import type { CheckState } from './checkState';
-import { floorOf, type GapState, isGapState } from './plan';
+import { floorOf, type GapState, isGapState } from './gapPlan';
 import { answeredHere, keepReceived, localReceived, type Received } from './received';
 
 export const CHECK_HEADER = 'x-stacks-hooks-check';
@@ -166,8 +166,16 @@ export interface Heard {
 	awaitingDelivery?: true;
 }
 
+/** What of a health check the call needs (the check's object, ../check.ts, is one). */
+export interface Caller {
+	ctx: ITriggerFunctions;
+	connection: Connection;
+	memory: CheckState;
+	settings: { internalAddress: string };
+}
+
 /** The consumer secret deliveries carry, to call the webhook with: the credential's, else the account's (read once, again after a 401). */
-async function secretFor(ctx: ITriggerFunctions, connection: Connection, memory: CheckState, again: boolean): Promise<string | undefined> {
+async function secretFor({ ctx, connection, memory }: Caller, again: boolean): Promise<string | undefined> {
 	if (connection.consumerSecret) return connection.consumerSecret;
 	if (!memory.secret || again) memory.secret = (await getSecret(ctx, { connection })) ?? undefined;
 	return memory.secret;
@@ -188,15 +196,15 @@ const MAX_CALLS = 4;
  * balancer), so that every process's notes are in: one that was not would make the check replay more. Each answer
  * is the union of what every process heard so far wrote into the static data, so the last one holds them all.
  */
-export async function exchange(ctx: ITriggerFunctions, connection: Connection, memory: CheckState, internalAddress: string, gather = false): Promise<Heard> {
-	const first = await exchangeOnce(ctx, connection, memory, internalAddress);
+export async function exchange(caller: Caller, gather = false): Promise<Heard> {
+	const first = await exchangeOnce(caller);
 	if (!gather || !first.received?.by) return first;
 	const heard = new Set([first.received.by]);
 	let last = first;
 	// The stream is as busy as the busiest process heard.
 	let quietMs = first.received.quietMs;
 	for (let call = 1; call < MAX_CALLS; call++) {
-		const next = await exchangeOnce(ctx, connection, memory, internalAddress);
+		const next = await exchangeOnce(caller);
 		if (!next.received?.by) break;
 		last = next;
 		if (next.received.quietMs !== undefined) quietMs = Math.min(quietMs ?? Number.POSITIVE_INFINITY, next.received.quietMs);
@@ -210,7 +218,9 @@ export async function exchange(ctx: ITriggerFunctions, connection: Connection, m
 	return last.received && quietMs !== undefined ? { ...last, received: { ...last.received, quietMs } } : last;
 }
 
-async function exchangeOnce(ctx: ITriggerFunctions, connection: Connection, memory: CheckState, internalAddress: string): Promise<Heard> {
+async function exchangeOnce(caller: Caller): Promise<Heard> {
+	const { ctx, connection, memory } = caller;
+	const { internalAddress } = caller.settings;
 	const hook = stored(ctx);
 	if (!hook) return { blind: 'no hook is kept' };
 	const url = checkUrl(hook.webhookUrl, ctx.getNode().webhookId, internalAddress);
@@ -222,7 +232,7 @@ async function exchangeOnce(ctx: ITriggerFunctions, connection: Connection, memo
 	const urls = [...new Set([memory.via, url, own].filter((candidate): candidate is string => candidate !== undefined && (candidate === url || candidate === own)))];
 	const call = async (at: string, again: boolean): Promise<Received | Error> => {
 		try {
-			const secret = await secretFor(ctx, connection, memory, again);
+			const secret = await secretFor(caller, again);
 			if (!secret) return new Error('the account has no consumer secret');
 			return (await callOwnWebhook(ctx, at, secret, { gaps: memory.state, production: hook, floor: floorOf(memory.state), via: at })).received;
 		} catch (error) {

@@ -1,0 +1,165 @@
+/**
+ * One health check as an object: what every step needs (`Check`, made once per check by `openCheck`),
+ * and what each step hands on to the next. Step 2 turns the check into a `Hooked` one, with the hook
+ * that delivers now: the steps after it take only that, so none can run without a hook.
+ */
+import type { ITriggerFunctions } from 'n8n-workflow';
+
+import type { Hook } from '../../shared/schemas';
+import { backgroundConnection, type Connection } from '../../shared/transport/connection';
+import { atStartup, healthCheckMs } from '../hook/checkInterval';
+import { type HookParameters, hookParameters } from '../hook/lifecycle';
+import { type LogMeta, whereInLog } from '../hook/log';
+import { checkState, type CheckState } from './model/checkState';
+import type { Counts, Finding, GapState, Range, Replay } from './model/gapPlan';
+import { DEFAULT_STALL_MINUTES } from './model/incidents';
+import type { Heard } from './model/ownWebhook';
+
+/** The default Catch-Up Limit: the most heights the trigger replays for one gap by itself. */
+export const DEFAULT_CATCH_UP_LIMIT = 2_000;
+
+/** The node's options the checks use. */
+export interface CheckSettings {
+	catchUpLimit: number;
+	stallMinutes: number;
+	intervalMs: number;
+	/** Where the check calls the trigger's webhook instead of the production URL; empty: that URL. */
+	internalAddress: string;
+	/** n8n runs this trigger at its own start (or a new leader's), not on an activation. */
+	atStartup: boolean;
+}
+
+/** What the health check has said in n8n's log, once, until it changes (tell.ts). */
+export interface Said {
+	failing: boolean;
+	/** Why the last check could not know what n8n received. */
+	blind?: string;
+	/** Why the last check could not reach the trigger's webhook, and counted what this process took itself. */
+	unreachable?: string;
+	/** Where the check last heard its webhook where this process takes deliveries. */
+	nearby?: string;
+}
+
+/**
+ * What the checks of one trigger() share, read when n8n runs it: the checks later run outside any run, where
+ * expressions cannot be evaluated.
+ */
+export interface Run {
+	ctx: ITriggerFunctions;
+	/** Who says it, in n8n's log: the node and its workflow (../hook/log.ts), and the metadata kept beside it. */
+	where: string;
+	meta: LogMeta;
+	params: HookParameters;
+	settings: CheckSettings;
+	said: Said;
+	/** False once n8n closed the trigger: a replay stops between two heights. */
+	stillOpen: () => boolean;
+}
+
+/** What every step of one check needs. */
+export interface Check extends Run {
+	connection: Connection;
+	/** The check's state in this process (model/checkState.ts). */
+	memory: CheckState;
+}
+
+export type HealthCheckOutcome =
+	/** Delivering, or expired on purpose: nothing done. */
+	| 'healthy'
+	/** Was disabled or interrupted: enabled again. */
+	| 'enabled'
+	/** Was deleted: the hook posting to this node's URL was adopted, or one registered again. */
+	| 'registered'
+	/** No hook remembered yet (activation still running, or it failed): nothing to check. */
+	| 'nothing-to-check'
+	/** Activation or deactivation is running for this node: the check did not run. */
+	| 'busy';
+
+/** Step 2's finding: what the check found and did to the hook. */
+export interface Checked {
+	outcome: HealthCheckOutcome;
+	/** The hook as read, before any repair; undefined when it had been deleted. */
+	read?: Hook;
+	readAt?: number;
+	/** The hook that delivers after the check. */
+	hookId?: string;
+	/** What was healed, and why: one line each in n8n's log (tell.ts). */
+	healed?: string[];
+	/** Stopped and brought back, by this check or by the activation before it (model/gapPlan.ts: a repair). */
+	repaired?: boolean;
+	/** The hook's status the gaps are counted from: as read, or as activation found it stopped. */
+	counted?: Hook['status'];
+	/** With `repaired`: the hook's status where the service stopped delivering, as read before it was brought back (none when it had been deleted). */
+	stoppedAt?: Hook['status'];
+	/** `stoppedAt` is activation's record (the first stop, when this check found the hook stopped again). */
+	stoppedByActivation?: boolean;
+	/** With `repaired`: the counts the same hook goes on from (enabled again); undefined for one registered or taken over. */
+	resumedFrom?: Counts;
+}
+
+/** A check past step 2, with the hook that delivers now. */
+export interface Hooked extends Check {
+	hook: Checked & { hookId: string };
+}
+
+/** Step 3's finding: which heights may be missing, and which to replay now. */
+export interface GapPlan {
+	state: GapState;
+	/** When the hook was read: the window this check closed closed then. */
+	readAt: number;
+	found: Finding[];
+	/** Replayed now, in this order. */
+	replays: Replay[];
+	/** Near the tip: waiting for the chain to move on. */
+	waiting: Range[];
+	/** Older heights of a gap over the Catch-Up Limit, not replayed. */
+	over?: Range;
+	/** The plan asks for the next check soon (model/gapPlan.ts). */
+	soon?: boolean;
+	unjudged?: number;
+	/** Held (the workflow keeps failing on a delivery): nothing replayed, and nothing left waits on a soon check. */
+	hold: boolean;
+	/** How long to wait before the next check, when the rate-limit window's spare budget ran short. */
+	waitMs?: number;
+}
+
+/** Step 4's finding: what was replayed. */
+export interface Replayed {
+	replayed: number;
+	/** Heights ready to replay and not replayed yet (the next check comes soon); those near the tip wait apart. */
+	left: number;
+	/** The window just closed is still short a moment later: the next check had better come soon. */
+	soon?: true;
+	/** The replay stopped on an error (the service refused or could not be reached); what it said. */
+	replayError?: string;
+}
+
+/** What one check heard (step 1), or that it could not: no hook was kept (n8n killed while activating). */
+export const NOTHING_HEARD: Heard = { blind: 'no hook is kept' };
+
+function option(ctx: ITriggerFunctions, name: string, fallback: number): number {
+	const value = ctx.getNodeParameter(`options.${name}`, fallback) as number;
+	return typeof value === 'number' && Number.isFinite(value) ? value : fallback;
+}
+
+/** The node's options the checks use, read when n8n runs trigger(). */
+export function readSettings(ctx: ITriggerFunctions): CheckSettings {
+	return {
+		catchUpLimit: option(ctx, 'catchUpLimit', DEFAULT_CATCH_UP_LIMIT),
+		stallMinutes: option(ctx, 'stallMinutes', DEFAULT_STALL_MINUTES),
+		// As given: a value that is not a positive number turns the checks off (run.ts).
+		intervalMs: healthCheckMs(ctx),
+		internalAddress: String(ctx.getNodeParameter('options.internalWebhookAddress', '') ?? ''),
+		atStartup: atStartup(ctx),
+	};
+}
+
+/** What the checks of this trigger() share. */
+export function openRun(ctx: ITriggerFunctions, stillOpen: () => boolean = () => true): Run {
+	return { ctx, ...whereInLog(ctx), params: hookParameters(ctx), settings: readSettings(ctx), said: { failing: false }, stillOpen };
+}
+
+/** One check: the connection (the credential read now, as n8n keeps it) and the check's memory in this process. */
+export async function openCheck(run: Run): Promise<Check> {
+	return { ...run, connection: await backgroundConnection(run.ctx), memory: checkState(run.ctx) };
+}

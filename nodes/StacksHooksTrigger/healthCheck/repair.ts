@@ -1,0 +1,90 @@
+/**
+ * Step 2 of a health check (run.ts): the hook read once, and brought back if it stopped, in the node's
+ * turn (../hook/turns.ts: activation and deactivation wait for it, and it skips a check while they run):
+ * - disabled at the service, or `interrupted` by the service after failed deliveries (enabled stays
+ *   true): one PATCH .../enabled {enabled: true} resumes it;
+ * - deleted (by hand, or by any other client): the hook posting to this node's URL is adopted if one
+ *   exists, else it is registered again;
+ * - none kept (n8n killed after registering and before saving the static data): found by its URL.
+ * Each repair is said once in n8n's log (tell.ts), with what was done and why. A hook that activation
+ * found stopped and enabled again (n8n's start after an outage) counts as repaired by this check: what
+ * it missed is still to be replayed.
+ */
+import { hooksPostingTo, readHook } from '../../shared/api/hookEndpoints';
+import type { Hook } from '../../shared/schemas';
+import { remember, stored, type StoredHook } from '../hook/keptHook';
+import { desiredDefinition, enableIfStopped, keepOneOf, registerEnabled, whyNotDelivering } from '../hook/lifecycle';
+import { ifFree } from '../hook/turns';
+import type { Check, Checked } from './check';
+import type { Counts } from './model/gapPlan';
+import { takeStoppedAtActivation } from './model/checkState';
+
+/** The hook read, and repaired if it stopped; 'busy' when activation or deactivation holds the node's turn. */
+export async function repair(check: Check): Promise<Checked> {
+	const checked = (await ifFree(check.ctx, async () => await checkNow(check))) ?? { outcome: 'busy' };
+	if (!checked.hookId) return checked;
+	// Brought back by activation (n8n's start after an outage) rather than by a check: a repair all the same.
+	const atActivation = takeStoppedAtActivation(check.ctx, checked.hookId);
+	const byActivation = checked.outcome === 'healthy' && atActivation !== undefined;
+	const repaired = checked.outcome === 'enabled' || checked.outcome === 'registered' || byActivation;
+	return {
+		...checked,
+		repaired,
+		// The service's record of where it stopped: activation's, the first, when both it and this check found it stopped.
+		...(repaired && { stoppedAt: atActivation ?? checked.read?.status, ...(atActivation && { stoppedByActivation: true }) }),
+		counted: byActivation ? atActivation : checked.read?.status,
+		// Enabled again, the same hook goes on from its counts as read; one registered or taken over, from counts not kept.
+		resumedFrom: checked.outcome === 'enabled' && checked.read ? countsOf(checked.read.status) : byActivation ? countsOf(atActivation) : undefined,
+	};
+}
+
+/** A hook's counts as read (model/gapPlan.ts); undefined when the service left one out. */
+function countsOf(status: Hook['status']): Counts | undefined {
+	const { occurrence_count: occurrences, evaluated_block_count: evaluated } = status as Record<string, unknown>;
+	return typeof occurrences === 'number' && typeof evaluated === 'number' ? { occurrences, evaluated } : undefined;
+}
+
+async function checkNow(check: Check): Promise<Checked> {
+	const { ctx, connection, params } = check;
+	const healed: string[] = [];
+	const known = stored(ctx) ?? (await foundByUrl(check, healed));
+	if (!known) return { outcome: 'nothing-to-check' };
+	const hook = await readHook(ctx, known.hookId, { connection });
+	if (hook) {
+		const readAt = Date.now();
+		const why = whyNotDelivering(hook);
+		if (!why) return { outcome: 'healthy', read: hook, readAt, hookId: hook.uuid, healed };
+		await enableIfStopped(ctx, hook, connection);
+		healed.push(`enabled hook ${hook.uuid} again by the health check: ${why}`);
+		return { outcome: 'enabled', read: hook, readAt, hookId: hook.uuid, healed };
+	}
+	const adopted = await keepOneOf(ctx, known.webhookUrl, desiredDefinition(ctx, connection, known.webhookUrl, params), connection);
+	if (adopted) {
+		remember(ctx, { hookId: adopted.uuid, webhookUrl: known.webhookUrl });
+		const why = await enableIfStopped(ctx, adopted, connection);
+		if (why) healed.push(`enabled hook ${adopted.uuid} again by the health check: ${why}`);
+		healed.push(`hook ${known.hookId} had been deleted at the service; took over hook ${adopted.uuid}, which posts to the same URL`);
+		return { outcome: 'registered', hookId: adopted.uuid, healed };
+	}
+	const again = await registerEnabled(ctx, known.webhookUrl, connection, params);
+	healed.push(`hook ${known.hookId} had been deleted at the service; registered it again as ${again.uuid}`);
+	return { outcome: 'registered', hookId: again.uuid, healed };
+}
+
+/**
+ * The hook when the static data does not name it: n8n was killed after registering it and before saving the
+ * static data, and n8n 2.x does not run the activation again for a workflow it had published. The hooks of the
+ * account posting to this node's production URL (its webhookId is in the path: n8n's `<base>/webhook/<webhookId>/<path>`)
+ * are the node's own; the first is taken as kept (the check then enables it, or registers it again), the others are
+ * left to keepOneOf.
+ */
+async function foundByUrl({ ctx, connection }: Check, healed: string[]): Promise<StoredHook | undefined> {
+	const { webhookId } = ctx.getNode();
+	if (!webhookId) return undefined;
+	const [hook] = await hooksPostingTo(ctx, { path: `/webhook/${webhookId}/webhook` }, { connection });
+	if (!hook?.definition.action.url) return undefined;
+	const found = { hookId: hook.uuid, webhookUrl: hook.definition.action.url };
+	remember(ctx, found);
+	healed.push(`no hook was kept for this workflow (n8n stopped while activating it); took over hook ${hook.uuid}, which posts to its URL`);
+	return found;
+}
