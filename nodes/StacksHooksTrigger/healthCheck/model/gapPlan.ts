@@ -1,7 +1,7 @@
 /**
  * Which heights the workflow may have missed, decided at each check from what the service says it
  * matched (the hook's `occurrence_count`, counted when a block matches) and what n8n's processes took
- * (received.ts). Pure: no request, no clock; the check (planGaps.ts) gathers the inputs, keeps the
+ * (received.ts). Pure: no request, no clock; the check (../plan.ts) gathers the inputs, keeps the
  * state and replays what this plans.
  *
  * Two ways heights go missing, and how each is found:
@@ -32,7 +32,7 @@
  *   their heights apart (`state.unheard`), with every short window after them, replayed once a delivery
  *   is heard and never before: a view that cannot be right drives no replay.
  *
- * What n8n took is asked for before the service is read (hear.ts), so every block counted was
+ * What n8n took is asked for before the service is read (../hear.ts), so every block counted was
  * evaluated before that read: a window's count can only be made long by what the service evaluated
  * again between its closing read and the read that verifies it.
  *
@@ -113,19 +113,24 @@ export interface GapState {
 	 * replayed once a delivery is heard.
 	 */
 	unheard?: { range: Range; matched: number };
-	/** What the alerts keep (hook/alerts.ts), carried along. */
+	/** What the alerts keep (incidents.ts), carried along. */
 	alerts?: unknown;
 }
 
-/** A delivery as the plan reads it (received.ts's Taken). */
-export interface TakenDelivery {
-	/** Blocks applied: [height, hash]. */
+/** One distinct delivery n8n took, as received.ts notes it. */
+export interface Taken {
+	/** Identifies the delivery: the hook and the blocks it rolled back and applied. */
+	k: string;
+	/** The blocks it applied: [height, first 16 hex digits of the hash]. */
 	a: Array<[number, string]>;
-	/** Blocks rolled back: [height, hash]. */
+	/** The blocks it rolled back, likewise. */
 	b?: Array<[number, string]>;
-	/** Replays (their `at`) that this delivery came under. */
+	/** The check's replays (their `at`) of its block's height listed when it came: what came while the check replayed that height. */
 	p?: number[];
 }
+
+/** A delivery as the plan reads it: its blocks and the replays it came under, not its key. */
+export type TakenDelivery = Omit<Taken, 'k'>;
 
 /**
  * Where a stopped hook's gap began could not be told (nothing kept of what reached n8n, and the hook too old to replay
@@ -461,163 +466,242 @@ function verifiedTo(state: GapState, seen: Observation, replaysSince: Replay[]):
 	return { height, replays: replaysSince };
 }
 
+/** What each case of a check works on: the state as it goes on, what it found, what the service and n8n showed. */
+interface Planning {
+	state: GapState;
+	found: Finding[];
+	seen: Observation;
+	/** Replays begun since the check before read the service, kept apart: their matches fall in the window that ends now. */
+	replaysSince: Replay[];
+}
+
+/** A range that may be missing: said, and its heights (none below the hook's first) left to replay. */
+function add({ state, found }: Planning, finding: Exclude<Finding, { kind: 'dry' | 'undone' }>): void {
+	const range: Range = [Math.max(finding.range[0], state.first ?? 0), finding.range[1]];
+	if (range[1] < range[0]) return;
+	found.push({ ...finding, range });
+	state.pending = addRange(state.pending, range);
+}
+
+/** The counts read now, for the next check to go on from. */
+const readNow = (seen: Observation, height: number) => ({ occurrences: seen.occurrences, evaluated: seen.evaluatedCount, height, at: seen.now });
+
+/**
+ * The plan of one check. Which case it is decides the rule, each a function below with the rule and what it rests on:
+ * a hook brought back (`planRepaired`), another hook (`startAnew`), a stopped hook's gap closing (`planStopped`), n8n's
+ * side unknown (`planBlind`), and the ordinary check, its windows judged (`planWindows`).
+ */
 export function planCheck(before: GapState, seen: Observation): Plan {
 	const state: GapState = { ...before, replays: [...before.replays], pending: [...before.pending], windows: [...(before.windows ?? [])] };
-	const found: Finding[] = [];
-	const add = (finding: Exclude<Finding, { kind: 'dry' | 'undone' }>) => {
-		const range: Range = [Math.max(finding.range[0], state.first ?? 0), finding.range[1]];
-		if (range[1] < range[0]) return;
-		found.push({ ...finding, range });
-		state.pending = addRange(state.pending, range);
-	};
-	const { taken } = seen;
-	const read = seen.evaluatedHeight;
-	// Replays begun since the check before read the service, kept apart: their matches fall in the window that ends now.
-	const replaysSince = state.replays;
+	const planning: Planning = { state, found: [], seen, replaysSince: state.replays };
 	state.replays = [];
-
-	if (seen.repaired) {
-		// Above every height the service had evaluated when it stopped: a block taken above it came after it was brought back
-		// (activation enables a stopped hook before the first check, so its deliveries may already be in).
-		const at = Math.max(state.previous?.height ?? 0, ...state.windows.map((window) => window.to), read === null ? deletedTop(seen) : evaluatedTop(state, seen, replaysSince).atMost, state.stopped?.at ?? 0);
-		// The first height that may be missing: the lowest not known to have arrived whole (verifiedTo), or the highest block
-		// taken before the stop (inclusive: the delivery the service gave up on may be one n8n took but whose workflow failed).
-		// Never a block taken after it was brought back: that says nothing of where the gap began.
-		const verified = verifiedTo(state, seen, replaysSince);
-		// (Below the first stop on record: activation's, when it and this check each found the hook stopped; what came between
-		// was taken while activation had it running.)
-		const firstStop = seen.stopRecord?.byActivation ? Math.min(at, seen.stopRecord.height ?? at) : at;
-		const takenBefore = taken || seen.kept ? highestTaken([...(taken ?? []), ...(seen.kept ?? [])], firstStop) : undefined;
-		const unverified = verified?.height ?? (state.windows.length > 0 ? state.windows[0].after : (state.previous?.height ?? firstCheckStart(seen)));
-		const candidates = [unverified === undefined ? undefined : atLeastZero(unverified + 1 - REORG_MARGIN), takenBefore, state.stopped?.from].filter(
-			(value): value is number => value !== undefined,
-		);
-		// Replays not verified (their windows are dropped with this repair) may have been dropped too: the heights they did not
-		// bring are replayed again (all of them, when what n8n took is not known). Not the heights between them and the stop.
-		const replayed = verified?.replays ?? [...replaysSince, ...state.windows.flatMap((window) => window.replays)];
-		for (const range of taken ? unanswered(taken, replayed) : replayed.map((replay): Range => [replay.from, replay.to])) state.pending = addRange(state.pending, range);
-		// Nothing taken is known too when this process heard n8n's side since the hook's activation (not a restart with nothing
-		// kept): starting from the hook's first block is then no guess, and said as an ordinary gap.
-		const known =
-			(taken !== undefined && !seen.lifeUnknown) ||
-			state.windows.length > 0 ||
-			state.previous !== undefined ||
-			takenBefore !== undefined ||
-			replayed.length > 0 ||
-			(state.stopped !== undefined && !state.stopped.fromHookStart && !state.stopped.unknownStart);
-		state.stopped = {
-			...startUnknown(seen, state.stopped, candidates, known),
-			at,
-			// Counted from where it was brought back only when `at` bounds all it had evaluated: the same hook, read, after a check
-			// that read it (not a hook registered anew, nor one stopped again before its gap was known).
-			...(seen.resumedFrom && read !== null && state.previous && state.hookId === seen.hookId && !state.stopped && { resumedFrom: seen.resumedFrom }),
-		};
-		state.windows = [];
-		state.previous = undefined;
-		state.takenBefore = undefined;
-		state.hookId = seen.hookId;
-		return { state, found, soon: true };
-	}
-	if (state.hookId !== seen.hookId) {
-		// Another hook (activation replaced it): its counts start anew.
-		state.previous = undefined;
-		state.windows = [];
-		state.stopped = undefined;
-		state.takenBefore = undefined;
-		state.first = undefined;
-		state.unheard = undefined;
-	}
+	if (seen.repaired) return planRepaired(planning);
+	if (state.hookId !== seen.hookId) startAnew(state);
 	state.hookId = seen.hookId;
 	if (state.first === undefined && !state.previous && !state.stopped && state.windows.length === 0 && state.pending.length === 0) {
 		// The first check since activation: below the hook's first height there is nothing to replay.
 		const start = firstCheckStart(seen);
 		if (start !== undefined) state.first = start + 1;
 	}
-	if (read === null) {
+	if (seen.evaluatedHeight === null) {
 		// Nothing evaluated yet: the next check starts from here.
 		state.windows = [];
-		return { state, found };
+		return { state, found: planning.found };
 	}
-	const top = evaluatedTop(state, seen, replaysSince);
-	const { height } = top;
-	const takenNow = taken && highestTaken(taken);
-
+	const top = evaluatedTop(state, seen, planning.replaysSince);
 	if (state.stopped) {
-		if (height <= state.stopped.at) {
-			state.takenBefore = takenNow;
-			return { state, found, soon: true };
-		}
-		// The service evaluates again. It evaluates new blocks in order of height and sends them in order: the lowest block
-		// n8n took above where it stopped is at or above where it began again, so the gap ends below it. What lies above is
-		// a window of its own, counted from where the hook was brought back (when those counts are known), and judged as
-		// any other; without them the gap reaches the height read.
-		const { from, at, fromHookStart, unknownStart, resumedFrom } = state.stopped;
-		const resumed = resumedFrom && taken ? lowestTakenAbove(taken, at) : undefined;
-		const end = resumed === undefined ? height : resumed - 1;
-		add({ kind: 'stopped', range: [from, end], ...(fromHookStart && { fromHookStart: true }), ...(unknownStart && { unknownStart }) });
-		state.stopped = undefined;
-		state.windows = [];
-		if (resumed === undefined || !resumedFrom) {
-			state.previous = { occurrences: seen.occurrences, evaluated: seen.evaluatedCount, height, at: seen.now };
-			state.takenBefore = takenNow;
-			return { state, found };
-		}
-		state.previous = { ...resumedFrom, height: end, at: seen.now };
+		const ended = planStopped(planning, top.height);
+		if (ended) return ended;
 	} else if (!top.sure && state.previous) {
 		// The read was a replay's (or a block's evaluated again): which new heights the service had evaluated before it is
 		// not known, so no window closes and none is judged now; the replays begun since count into the next.
-		state.replays = replaysSince;
+		state.replays = planning.replaysSince;
+		return { state, found: planning.found };
+	}
+	return seen.taken ? planWindows(planning, top.height, seen.taken) : planBlind(planning, top.height);
+}
+
+/**
+ * **The hook stopped and this check (or the activation before it) brought it back.** The service dropped what it had
+ * queued and evaluated nothing meanwhile, so heights may be missing from the first that is not known to have arrived
+ * whole up to where the service evaluates once it runs again: that end is known only at a later check
+ * (`planStopped`), so the gap is kept open (`state.stopped`) and the next check asked for soon.
+ */
+function planRepaired(planning: Planning): Plan {
+	const { state, seen, replaysSince } = planning;
+	const { taken } = seen;
+	const read = seen.evaluatedHeight;
+	// Above every height the service had evaluated when it stopped: a block taken above it came after it was brought back
+	// (activation enables a stopped hook before the first check, so its deliveries may already be in).
+	const at = Math.max(state.previous?.height ?? 0, ...state.windows.map((window) => window.to), read === null ? deletedTop(seen) : evaluatedTop(state, seen, replaysSince).atMost, state.stopped?.at ?? 0);
+	// The first height that may be missing: the lowest not known to have arrived whole (verifiedTo), or the highest block
+	// taken before the stop (inclusive: the delivery the service gave up on may be one n8n took but whose workflow failed).
+	// Never a block taken after it was brought back: that says nothing of where the gap began.
+	const verified = verifiedTo(state, seen, replaysSince);
+	// (Below the first stop on record: activation's, when it and this check each found the hook stopped; what came between
+	// was taken while activation had it running.)
+	const firstStop = seen.stopRecord?.byActivation ? Math.min(at, seen.stopRecord.height ?? at) : at;
+	const takenBefore = taken || seen.kept ? highestTaken([...(taken ?? []), ...(seen.kept ?? [])], firstStop) : undefined;
+	const unverified = verified?.height ?? (state.windows.length > 0 ? state.windows[0].after : (state.previous?.height ?? firstCheckStart(seen)));
+	const candidates = [unverified === undefined ? undefined : atLeastZero(unverified + 1 - REORG_MARGIN), takenBefore, state.stopped?.from].filter(
+		(value): value is number => value !== undefined,
+	);
+	// Replays not verified (their windows are dropped with this repair) may have been dropped too: the heights they did not
+	// bring are replayed again (all of them, when what n8n took is not known). Not the heights between them and the stop.
+	const replayed = verified?.replays ?? [...replaysSince, ...state.windows.flatMap((window) => window.replays)];
+	for (const range of taken ? unanswered(taken, replayed) : replayed.map((replay): Range => [replay.from, replay.to])) state.pending = addRange(state.pending, range);
+	// Nothing taken is known too when this process heard n8n's side since the hook's activation (not a restart with nothing
+	// kept): starting from the hook's first block is then no guess, and said as an ordinary gap.
+	const known =
+		(taken !== undefined && !seen.lifeUnknown) ||
+		state.windows.length > 0 ||
+		state.previous !== undefined ||
+		takenBefore !== undefined ||
+		replayed.length > 0 ||
+		(state.stopped !== undefined && !state.stopped.fromHookStart && !state.stopped.unknownStart);
+	state.stopped = {
+		...startUnknown(seen, state.stopped, candidates, known),
+		at,
+		// Counted from where it was brought back only when `at` bounds all it had evaluated: the same hook, read, after a check
+		// that read it (not a hook registered anew, nor one stopped again before its gap was known).
+		...(seen.resumedFrom && read !== null && state.previous && state.hookId === seen.hookId && !state.stopped && { resumedFrom: seen.resumedFrom }),
+	};
+	state.windows = [];
+	state.previous = undefined;
+	state.takenBefore = undefined;
+	state.hookId = seen.hookId;
+	return { state, found: planning.found, soon: true };
+}
+
+/** **Another hook** (activation replaced it): its counts start anew, and nothing judged of the one before holds for it. */
+function startAnew(state: GapState): void {
+	state.previous = undefined;
+	state.windows = [];
+	state.stopped = undefined;
+	state.takenBefore = undefined;
+	state.first = undefined;
+	state.unheard = undefined;
+}
+
+/**
+ * **A stopped hook brought back, its gap still open.** Until the service evaluates past where it stopped, the gap's end
+ * is not known: the next check comes soon. Once it does, it evaluates new blocks in order of height and sends them in
+ * order: the lowest block n8n took above where it stopped is at or above where it began again, so the gap ends below it.
+ * What lies above is a window of its own, counted from where the hook was brought back (when those counts are known,
+ * and the check goes on to judge it: undefined), and judged as any other; without them the gap reaches the height read.
+ */
+function planStopped(planning: Planning, height: number): Plan | undefined {
+	const { state, seen, found } = planning;
+	const { taken } = seen;
+	const stopped = state.stopped!;
+	if (height <= stopped.at) {
+		state.takenBefore = taken && highestTaken(taken);
+		return { state, found, soon: true };
+	}
+	const { from, at, fromHookStart, unknownStart, resumedFrom } = stopped;
+	const resumed = resumedFrom && taken ? lowestTakenAbove(taken, at) : undefined;
+	const end = resumed === undefined ? height : resumed - 1;
+	add(planning, { kind: 'stopped', range: [from, end], ...(fromHookStart && { fromHookStart: true }), ...(unknownStart && { unknownStart }) });
+	state.stopped = undefined;
+	state.windows = [];
+	if (resumed === undefined || !resumedFrom) {
+		state.previous = readNow(seen, height);
+		state.takenBefore = taken && highestTaken(taken);
 		return { state, found };
 	}
-	if (!taken) {
-		// n8n's side unknown (the check is blind): nothing is judged on counts it cannot hold anything against, and what
-		// the service matched since the check before is only reported; the next check starts from here. A stopped hook
-		// (above) needs no count.
-		const unjudged = state.previous ? Math.max(0, seen.occurrences - state.previous.occurrences) : 0;
-		state.windows = [];
-		state.previous = { occurrences: seen.occurrences, evaluated: seen.evaluatedCount, height, at: seen.now };
-		state.takenBefore = undefined;
-		return { state, found, ...(unjudged > 0 && { unjudged }) };
-	}
+	state.previous = { ...resumedFrom, height: end, at: seen.now };
+	return undefined;
+}
 
+/**
+ * **n8n's side unknown** (the check is blind): nothing is judged on counts it cannot hold anything against, and what the
+ * service matched since the check before is only reported; the next check starts from here. A stopped hook
+ * (`planStopped`) needs no count.
+ */
+function planBlind({ state, seen, found }: Planning, height: number): Plan {
+	const unjudged = state.previous ? Math.max(0, seen.occurrences - state.previous.occurrences) : 0;
+	state.windows = [];
+	state.previous = readNow(seen, height);
+	state.takenBefore = undefined;
+	return { state, found, ...(unjudged > 0 && { unjudged }) };
+}
+
+/**
+ * **The ordinary check**: the hook delivers and n8n's side is heard. The windows left open are judged (`judgeWindows`),
+ * the one that ends now is closed, and the notes that prove nothing are said (`sayDry`). Blocks evaluated beyond the new
+ * heights and the check's own replays were evaluated again (a reorganisation, a Backfill by hand): the windows still open
+ * count them, as they may have landed on their heights.
+ */
+function planWindows(planning: Planning, height: number, taken: TakenDelivery[]): Plan {
+	const { state, seen, replaysSince } = planning;
 	// The first check of a hook: its first window is its whole life so far, if that is short (a hook just registered).
 	const start = seen.lifeUnknown ? undefined : firstCheckStart(seen);
 	const previous = state.previous ?? (start === undefined ? undefined : { occurrences: 0, evaluated: 0, height: start, at: seen.now });
 	// Evaluations beyond the new heights and the check's own replays: blocks evaluated again.
-	const reevaluated = previous ? seen.evaluatedCount - previous.evaluated - (height - previous.height) - replaysSince.reduce((sum, replay) => sum + replay.evaluated, 0) : 0;
+	const reevaluated = previous ? seen.evaluatedCount - previous.evaluated - (height - previous.height) - evaluatedBy(replaysSince) : 0;
 	// Fewer evaluations counted than the check's replays asked for (a height the service had no block of): how many
 	// blocks were evaluated again is unknown.
 	const unknown = reevaluated < 0 && replaysSince.length > 0;
-
-	const idle = (seen.quietMs ?? Number.POSITIVE_INFINITY) >= seen.idleMs;
 	// The notes hold no delivery at all, and no process heard took one since it started: notes that prove nothing (the
 	// opening comment). Notes of deliveries kept from before a restart show the address reaches where they land.
 	const unproven = seen.quietMs === undefined && taken.length === 0;
 	if (!unproven && state.unheard) {
 		// A delivery is heard: the notes hold what arrives, and what was kept apart is replayed, once.
 		const [from, to] = state.unheard.range;
-		add({ kind: 'missing', range: state.unheard.range, matched: state.unheard.matched, arrived: takenIn(taken, { after: from - 1, to }) });
+		add(planning, { kind: 'missing', range: state.unheard.range, matched: state.unheard.matched, arrived: takenIn(taken, { after: from - 1, to }) });
 		state.unheard = undefined;
 	}
+	// An unknown count of blocks evaluated again is taken as some.
+	const judged = judgeWindows(planning, taken, unknown ? 1 : Math.max(0, reevaluated), unproven);
+	if (judged.dry !== undefined) sayDry(planning, judged, unproven);
+	let soon = false;
+	if (previous && seen.occurrences >= previous.occurrences) {
+		const closing: Window = {
+			after: previous.height,
+			to: height,
+			matched: seen.occurrences - previous.occurrences,
+			replays: replaysSince,
+			// Unknown: the reorganisation margin.
+			reevaluated: unknown ? REORG_MARGIN : reevaluated,
+			closedAt: seen.now,
+			later: 0,
+		};
+		state.windows.push(closing);
+		// (Not for notes that prove nothing, once said: an early check would hear nothing more.)
+		soon = isShort(closing, taken) && !(unproven && state.unheard);
+	} else state.windows = [];
+	state.previous = readNow(seen, height);
+	state.takenBefore = highestTaken(taken);
+	return { state, found: planning.found, ...(soon && { soon }) };
+}
+
+/** Windows held this check (notes that prove nothing), with the heights and the matches each was judged short on. */
+type Held = Array<{ window: Window; range: Range; matched: number }>;
+
+/**
+ * Each window left open, judged once its deliveries must have come. The service sends a hook's deliveries one after
+ * another: the window's have all come (or are lost) once n8n took one evaluated after it closed, or once the stream went
+ * idle. (A block above the window was evaluated after it: new heights come in order, and the replays it counted were all
+ * of heights below its top. A mark of a later replay proves nothing: one of the window's own blocks, late behind a slow
+ * stream, has it too.) However far behind the stream runs, a window is not judged before: replaying what is on its way
+ * would only put more in it, behind the rest. Fewer blocks taken than matched: missing, replayed from as low as the
+ * window's own reorganisations reached; a count that adds up while blocks were evaluated again since it closed proves
+ * nothing: replayed too. With notes that prove nothing, a short window is held, not replayed.
+ * `dry`: whether the windows judged say the hook delivers nothing (false once one got some of what it matched; undefined
+ * while none with matches was judged by the stream).
+ */
+function judgeWindows(planning: Planning, taken: TakenDelivery[], later: number, unproven: boolean): { held: Held; dry?: boolean; matched: number } {
+	const { state, seen, found } = planning;
+	const idle = (seen.quietMs ?? Number.POSITIVE_INFINITY) >= seen.idleMs;
 	const takenTop = topTaken(taken);
 	const open = state.windows;
 	state.windows = [];
-	// Windows held this check (notes that prove nothing), with the heights and the matches each was judged short on.
-	const held: Array<{ window: Window; range: Range; matched: number }> = [];
-	// Whether the windows judged now say the hook delivers nothing: false once one of them got what it matched (or some
-	// of it), undefined while none with matches was judged by the stream (rather than by waiting).
-	let dryNow: boolean | undefined;
+	const held: Held = [];
+	let dry: boolean | undefined;
 	let dryMatched = 0;
 	for (const waiting of open) {
-		// An unknown count of blocks evaluated again is taken as some.
-		const window: Window = { ...waiting, later: waiting.later + (unknown ? 1 : Math.max(0, reevaluated)) };
-		// The service sends a hook's deliveries one after another: the window's have all come (or are lost) once n8n took
-		// one evaluated after it closed, or once the stream went idle. A block above the window was: new heights come in
-		// order, and the replays it counted were all of heights below its top. (A mark of a later replay proves nothing:
-		// one of the window's own blocks, late behind a slow stream, has it too.)
-		const passed = takenTop > window.to;
-		// However far behind the stream runs: replaying what is on its way would only put more in it, behind the rest.
-		if (!passed && !idle) {
+		const window: Window = { ...waiting, later: waiting.later + later };
+		if (takenTop <= window.to && !idle) {
 			state.windows.push(window);
 			continue;
 		}
@@ -637,59 +721,48 @@ export function planCheck(before: GapState, seen: Observation): Plan {
 				state.windows.push(window);
 				held.push({ window, range, matched });
 			}
-			dryNow = (dryNow ?? true) && arrived === 0 && replayed === 0;
+			dry = (dry ?? true) && arrived === 0 && replayed === 0;
 			dryMatched += matched;
 		} else if (arrived < matched) {
-			add({ kind: 'missing', range, matched, arrived });
+			add(planning, { kind: 'missing', range, matched, arrived });
 			// A replayed delivery can be dropped too: the replayed heights that brought nothing are replayed again.
 			for (const again of unanswered(taken, window.replays)) state.pending = addRange(state.pending, again);
-			dryNow = (dryNow ?? true) && arrived === 0 && replayed === 0;
+			dry = (dry ?? true) && arrived === 0 && replayed === 0;
 			dryMatched += matched;
 		} else {
-			if (matched > 0) dryNow = false;
+			if (matched > 0) dry = false;
 			// Blocks evaluated again since the window closed may have landed on its heights: a count that adds up proves
 			// nothing then. (Reorganisations are rare on Stacks; this is most of what a reorganisation costs.)
 			if (matched > 0 && window.later > 0) {
-				add({ kind: 'reevaluated', range, matched });
+				add(planning, { kind: 'reevaluated', range, matched });
 				// A replacement could also hide a dropped replay: those heights again too.
 				for (const again of unanswered(taken, window.replays)) state.pending = addRange(state.pending, again);
 			}
 		}
 	}
-	if (dryNow !== undefined) {
-		// Counted once a check, and only while n8n took nothing of the hook since the check before: a stream that
-		// delivers, however late (n8n under load), is not one that delivers nothing.
-		const silent = seen.quietMs === undefined || (state.previous !== undefined && seen.now - seen.quietMs <= state.previous.at);
-		state.dry = dryNow && silent ? (state.dry ?? 0) + 1 : 0;
-		if (unproven) {
-			// Said once, at DRY_CHECKS checks and as many matched blocks at least (one block dropped is not notes that prove
-			// nothing): the held windows kept apart, with every short window after them while no delivery is heard.
-			const unheardMatched = held.reduce((sum, entry) => sum + entry.matched, 0);
-			if (state.dry >= DRY_CHECKS && unheardMatched >= DRY_CHECKS) {
-				const range: Range = [Math.min(...held.map((entry) => entry.range[0])), Math.max(...held.map((entry) => entry.range[1]))];
-				state.unheard = { range, matched: unheardMatched };
-				state.windows = state.windows.filter((window) => !held.some((entry) => entry.window === window));
-				found.push({ kind: 'dry', checks: state.dry, matched: dryMatched, unheard: range });
-			}
-		} else if (state.dry === DRY_CHECKS) found.push({ kind: 'dry', checks: DRY_CHECKS, matched: dryMatched });
+	return { held, ...(dry !== undefined && { dry }), matched: dryMatched };
+}
+
+/**
+ * **A hook that delivers nothing, or notes that prove nothing.** Counted once a check, and only while n8n took nothing of
+ * the hook since the check before: a stream that delivers, however late (n8n under load), is not one that delivers
+ * nothing. At DRY_CHECKS checks in a row it is said once. With notes that prove nothing it is said at DRY_CHECKS checks
+ * and as many matched blocks at least (one block dropped is not notes that prove nothing): the held windows are kept
+ * apart (`state.unheard`), with every short window after them while no delivery is heard.
+ */
+function sayDry({ state, seen, found }: Planning, judged: { held: Held; dry?: boolean; matched: number }, unproven: boolean): void {
+	const silent = seen.quietMs === undefined || (state.previous !== undefined && seen.now - seen.quietMs <= state.previous.at);
+	state.dry = judged.dry && silent ? (state.dry ?? 0) + 1 : 0;
+	if (!unproven) {
+		if (state.dry === DRY_CHECKS) found.push({ kind: 'dry', checks: DRY_CHECKS, matched: judged.matched });
+		return;
 	}
-	let soon = false;
-	if (previous && seen.occurrences >= previous.occurrences) {
-		const closing: Window = {
-			after: previous.height,
-			to: height,
-			matched: seen.occurrences - previous.occurrences,
-			replays: replaysSince,
-			// Unknown: the reorganisation margin.
-			reevaluated: unknown ? REORG_MARGIN : reevaluated,
-			closedAt: seen.now,
-			later: 0,
-		};
-		state.windows.push(closing);
-		// (Not for notes that prove nothing, once said: an early check would hear nothing more.)
-		soon = isShort(closing, taken) && !(unproven && state.unheard);
-	} else state.windows = [];
-	state.previous = { occurrences: seen.occurrences, evaluated: seen.evaluatedCount, height, at: seen.now };
-	state.takenBefore = takenNow;
-	return { state, found, ...(soon && { soon }) };
+	const { held } = judged;
+	const unheardMatched = held.reduce((sum, entry) => sum + entry.matched, 0);
+	if (state.dry >= DRY_CHECKS && unheardMatched >= DRY_CHECKS) {
+		const range: Range = [Math.min(...held.map((entry) => entry.range[0])), Math.max(...held.map((entry) => entry.range[1]))];
+		state.unheard = { range, matched: unheardMatched };
+		state.windows = state.windows.filter((window) => !held.some((entry) => entry.window === window));
+		found.push({ kind: 'dry', checks: state.dry, matched: judged.matched, unheard: range });
+	}
 }

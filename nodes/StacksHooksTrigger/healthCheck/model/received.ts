@@ -22,6 +22,7 @@ import type { IDataObject, INode, ITriggerFunctions, IWebhookFunctions } from 'n
 import type { Delivery } from '../../delivery/shape';
 import { nodeKey } from '../../nodeKey';
 import { runningGapState } from './checkState';
+import type { Taken } from './gapPlan';
 
 /** One n8n process since it started: two processes (or two lives of one) never write into one record. */
 const INCARNATION = randomUUID();
@@ -39,18 +40,6 @@ const FORGET_AFTER_MS = 7 * 24 * 3600_000;
  * missed the check (heard at the next), or that stopped.
  */
 const REPEATING_HEARD_MS = 30_000;
-
-/** One distinct delivery. */
-export interface Taken {
-	/** Identifies the delivery: the hook and the blocks it rolled back and applied. */
-	k: string;
-	/** The blocks it applied: [height, first 16 hex digits of the hash]. */
-	a: Array<[number, string]>;
-	/** The blocks it rolled back, likewise. */
-	b?: Array<[number, string]>;
-	/** The check's replays (gapPlan.ts: their `at`) of its block's height listed when it came: what came while the check replayed that height. */
-	p?: number[];
-}
 
 export interface Repeating {
 	/** The first block of the delivery, and its direction. */
