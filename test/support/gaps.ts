@@ -30,7 +30,7 @@ export const GAPS_EMULATOR = {
 	rateLimit: { limit: 6_000, windowMs: 60_000 },
 };
 
-/** Blocks the ledger hook evaluates before each script (none matching): more than FIRST_WINDOW_MAX (gaps/plan.ts) and 2,000. */
+/** Blocks the ledger hook evaluates before each script (none matching): more than FIRST_WINDOW_MAX (healthCheck/model/gapPlan.ts) and 2,000. */
 export const AGE_BLOCKS = 2_050;
 
 /** The trigger's Health Check Interval in these suites: 3 s. */
@@ -275,7 +275,7 @@ export async function runGapSequence(
 	faults.lostAnswers = emu.deliveries.slice(firstReport).filter((report) => report.answerLost).length;
 	lastFault = Math.max(lastFault, ...silent.map((report) => report.at));
 	// The chain moves on meanwhile, as a real one does, with blocks that match nothing: the trigger replays no height
-	// near the tip before the chain has moved past it (planGaps.ts, SETTLED_DEPTH), and a stopped hook's gap ends
+	// near the tip before the chain has moved past it (healthCheck/plan.ts, SETTLED_DEPTH), and a stopped hook's gap ends
 	// where the service evaluates again. Not thrown on: the caller compares the ledger with the chain and says which
 	// rows differ.
 	const tip = script.canonical.at(-1)!;
@@ -377,7 +377,7 @@ export async function healthyTail(
 		height++;
 	};
 	// The chain moves on meanwhile, with blocks that match nothing: heights near the tip wait for it before they are
-	// replayed (planGaps.ts, SETTLED_DEPTH), and the windows of the faults are judged once it has moved past them.
+	// replayed (healthCheck/plan.ts, SETTLED_DEPTH), and the windows of the faults are judged once it has moved past them.
 	const waitFrom = Date.now();
 	for (const deadline = waitFrom + 120_000; Date.now() < deadline; await sleep(MOVE_ON_MS)) {
 		if (Date.now() - waitFrom >= QUIET_MS && evaluationsOf(Date.now() - QUIET_MS).length === 0) break;

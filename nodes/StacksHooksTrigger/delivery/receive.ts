@@ -1,8 +1,8 @@
 /**
  * A delivery from the service, as webhook() receives it: the consumer secret checked
- * (accountSecret.ts), then the shape (shape.ts), the blocks counted (../gaps/received.ts), then the
+ * (accountSecret.ts), then the shape (shape.ts), the blocks counted (../healthCheck/model/received.ts), then the
  * items made (../items/) and the answer chosen. A request with the secret and the check header is
- * the health check's own (../gaps/ownWebhook.ts), answered without an execution. Nothing unchecked starts an execution: a wrong or missing secret is answered 401, a body
+ * the health check's own (../healthCheck/model/ownWebhook.ts), answered without an execution. Nothing unchecked starts an execution: a wrong or missing secret is answered 401, a body
  * that is not a delivery 400, and neither starts anything.
  */
 import type { IDataObject, INode, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
@@ -35,7 +35,7 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookR
 		return answer(401, { error: 'Unauthorized', details: 'Missing or wrong consumer secret' });
 	}
 
-	// The health check asking, through the trigger's own webhook, what n8n received (gaps/ownWebhook.ts).
+	// The health check asking, through the trigger's own webhook, what n8n received (healthCheck/model/ownWebhook.ts).
 	if (isCheck(ctx)) return answerCheck(ctx);
 
 	const shape = checkDeliveryShape(ctx.getBodyData());

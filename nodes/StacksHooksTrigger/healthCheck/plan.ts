@@ -23,7 +23,7 @@ export const REPLAY_PER_CHECK = 100;
 export const SETTLED_DEPTH = 6;
 /**
  * No delivery for this long (or half the check interval, if shorter) and the hook's stream is taken to be idle, not
- * behind (plan.ts): a stream behind n8n's pace sends the next delivery as soon as n8n answers the one before, so only a
+ * behind (model/gapPlan.ts): a stream behind n8n's pace sends the next delivery as soon as n8n answers the one before, so only a
  * workflow that runs longer than this per delivery, with Respond: When the Workflow Finishes, looks idle while behind
  * (the plan then replays a window for nothing).
  */

@@ -1,6 +1,6 @@
 /**
  * When the health checks run, read in one place: the Health Check Interval option and whether n8n
- * is starting. By trigger() for its schedule (healthCheck.ts), and by activation, which leaves a
+ * is starting. By trigger() for its schedule (../healthCheck/run.ts), and by activation, which leaves a
  * stopped hook to the first check only at n8n's start with checks on (lifecycle.ts).
  */
 import type { HookOwner } from './keptHook';

@@ -266,7 +266,7 @@ describe('several triggers of one account catch up after an n8n outage within th
 	const SETTLE_LIMIT_MS = 300_000;
 	/**
 	 * Above the heights a hook missed and the reorganisation margin: when the gap's end is taken from the height the service
-	 * was read at rather than from the first block n8n took after the repair (plan.ts), the heights mined between the
+	 * was read at rather than from the first block n8n took after the repair (gapPlan.ts), the heights mined between the
 	 * repair and that read, which comes at the most a third of an interval (the soon check) and one interval (spread by a
 	 * tenth) after it; and one for a block mined in the same millisecond as the repair.
 	 */

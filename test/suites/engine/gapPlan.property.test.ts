@@ -18,13 +18,13 @@
  * takes no delivery: every check hears no note and no quiet time). In the 'restarts' view an outage is n8n down:
  * no check until it starts again; its activation leaves a hook it finds stopped (interrupted, disabled)
  * to the first check, or registers one found gone before that check, noting it in memory
- * (checkState.ts); n8n may restart again before that check (a crash loop). Hooks are young, or older
+ * (healthCheck/model/checkState.ts); n8n may restart again before that check (a crash loop). Hooks are young, or older
  * than FIRST_WINDOW_MAX (`age`: blocks evaluated before).
  *
  * Properties: once the faults stop and a few checks have run, every block that was canonical and
  * matched reached n8n at least once; the replays stay within a bound of the faults; a history
  * without faults replays nothing. Blind, the plan replays only what a stopped hook missed and never
- * says `dry`; the alerts (hook/alerts.ts) fed each check's outcome only ever tell what is true; n8n
+ * says `dry`; the alerts (healthCheck/model/incidents.ts) fed each check's outcome only ever tell what is true; n8n
  * restarting in regular mode loses no block. With notes of a process that takes none ('wrong'), no
  * window drives a replay, a stopped hook is still caught up, and the Error Workflow is told once.
  */
@@ -59,7 +59,7 @@ interface Step {
 	cost?: number;
 }
 
-/** No delivery for this many steps and the plan is told the stream is idle (planGaps.ts, IDLE_MS): more than any delay. */
+/** No delivery for this many steps and the plan is told the stream is idle (healthCheck/plan.ts, IDLE_MS): more than any delay. */
 const IDLE_STEPS = 3;
 
 const FAULTS: Record<'all' | 'loud' | 'restarts' | 'unstopped' | 'repeats' | 'reorgs' | 'none', Fault[]> = {
@@ -107,7 +107,7 @@ const restarting = (view: View) => view === 'restarts' || view === 'persisted';
 
 const copyNotes = (notes: Map<string, TakenDelivery>) => new Map([...notes].map(([key, taken]) => [key, { ...taken, ...(taken.p && { p: [...taken.p] }) }]));
 
-/** The activation's note of a hook it found stopped (checkState.ts): the status as read before it enabled it. */
+/** The activation's note of a hook it found stopped (healthCheck/model/checkState.ts): the status as read before it enabled it. */
 interface StopNote {
 	hookId: string;
 	evaluated: number | null;
@@ -152,22 +152,22 @@ class World {
 	minedStopped = 0;
 	/** Steps n8n takes to answer a replayed delivery (as `cost` for a live one): a catch-up slows the stream. */
 	replayCost = 0;
-	/** The last check asked for the next one soon (healthCheck.ts: never twice in a row). */
+	/** The last check asked for the next one soon (healthCheck/run.ts: never twice in a row). */
 	soon = false;
 	readonly droppedReplays = new Set<number>();
 	/** The service drops every delivery of the hook from now on, replayed ones too, without a word. */
 	blackhole = false;
-	/** Checks so far, and what each said that the alerts tell (plan.ts's dry finding). */
+	/** Checks so far, and what each said that the alerts tell (gapPlan.ts's dry finding). */
 	checks = 0;
 	readonly dry: number[] = [];
 	/** Every kind of finding the plan made. */
 	readonly found = new Set<Finding['kind']>();
-	/** The incidents that began (hook/alerts.ts), at which check (1 for the first). */
+	/** The incidents that began (healthCheck/model/incidents.ts), at which check (1 for the first). */
 	readonly began: Array<{ check: number; kind: IncidentKind }> = [];
 	/** Whether n8n took any delivery since it (re)started: received.ts has notes of the hook only then. */
 	tookSinceStart = false;
 	restarts = 0;
-	/** The next check is the first since a restart with nothing kept (planGaps.ts: `lifeUnknown`). */
+	/** The next check is the first since a restart with nothing kept (healthCheck/plan.ts: `lifeUnknown`). */
 	lifeUnknown = false;
 	/** The activation's note of a stopped hook, kept in the static data until a kept state has taken it. */
 	stopNote: StopNote | undefined;
@@ -282,7 +282,7 @@ class World {
 	 * n8n restarts (the 'restarts' view): its memory is gone, what the static data kept is not (the notes of every delivery
 	 * it answered, and the check's state as the last of them left it); what the service has in flight still arrives, as it
 	 * retries. Its activation leaves a hook the service stopped (interrupted, disabled) to the first check (lifecycle.ts: the
-	 * service's status is the record of the stop); one deleted it replaces at once, noting it in memory (checkState.ts). The
+	 * service's status is the record of the stop); one deleted it replaces at once, noting it in memory (healthCheck/model/checkState.ts). The
 	 * state the next check begins from.
 	 */
 	restart(): GapState {
@@ -303,7 +303,7 @@ class World {
 			this.hookId = `h${++this.hooks}`;
 			[this.evaluated, this.evaluatedCount, this.occurrences, this.lastMatch] = [null, 0, 0, null];
 		}
-		// The activation's note is in memory (checkState.ts): one not taken before this restart is gone with it.
+		// The activation's note is in memory (healthCheck/model/checkState.ts): one not taken before this restart is gone with it.
 		this.stopNote = undefined;
 		if (this.stopped !== undefined && !gone) this.leftAtStart++;
 		if (gone) {
@@ -330,7 +330,7 @@ class World {
 		return [...this.taken.values()];
 	}
 
-	/** One health check: read, repair, plan, keep the state, replay (hook/healthCheck.ts). */
+	/** One health check: read, repair, plan, keep the state, replay (healthCheck/run.ts). */
 	check(state: GapState, perCheck: number, dropReplays: boolean): GapState {
 		this.now++;
 		this.arrive();
@@ -338,7 +338,7 @@ class World {
 		this.counted.push(this.checks > 0 && this.countedSinceRead > 0);
 		this.countedSinceRead = 0;
 		const interrupted = this.stopped === 'interrupted';
-		// The activation's note of a stop, taken once (checkState.ts, takeStoppedAtActivation).
+		// The activation's note of a stop, taken once (healthCheck/model/checkState.ts, takeStoppedAtActivation).
 		const note = this.stopNote;
 		this.stopNote = undefined;
 		const byActivation = note !== undefined && this.stopped === undefined;
@@ -363,7 +363,7 @@ class World {
 			now: this.now,
 			hookId: this.hookId,
 			repaired,
-			// Enabled again: the same hook, its counts as read (healthCheck.ts); registered anew: not passed.
+			// Enabled again: the same hook, its counts as read (healthCheck/run.ts); registered anew: not passed.
 			...(repaired && !deleted && { resumedFrom: { occurrences: read.occurrences, evaluated: read.count } }),
 			...(stopRecord && { stopRecord }),
 			// What the static data kept of the notes when n8n last started: in this model every note a delivery wrote.
@@ -384,7 +384,7 @@ class World {
 		for (const finding of found) if (finding.kind === 'stopped' && finding.unknownStart) this.unknownFrom.push(finding.range[0]);
 		this.soon = soon === true;
 		const { now: replayNow, left } = takeHeights(planned.pending, perCheck);
-		// The alerts of this check (healthCheck.ts), kept with the gap state as the check keeps them: what the check
+		// The alerts of this check (healthCheck/run.ts), kept with the gap state as the check keeps them: what the check
 		// outcome (replay.ts) tells them, nothing replayed left over, no delivery repeating, no stall asked about.
 		const gaps: GapOutcome = { found, replayed: rangeSize(replayNow), left: 0, ...(taken === undefined && { blind: 'the model hides what n8n took' }), ...(unjudged !== undefined && { unjudged }) };
 		const alerts = assess((state.alerts as AlertState | undefined) ?? emptyAlerts(), { now: this.now, hookId: this.hookId, wasInterrupted: interrupted, stallMinutes: 0, gaps });
@@ -462,13 +462,13 @@ function run(
 			if (state.stopped || state.pending.length > 0 || state.replays.length > 0) world.pendingAtRestart++;
 			checksAtStart = world.checks;
 			state = world.restart();
-			// The first check after a start comes soon (healthCheck.ts, STARTUP_DELAY_MS), after the activation's deliveries.
+			// The first check after a start comes soon (healthCheck/run.ts, STARTUP_DELAY_MS), after the activation's deliveries.
 			soonAt = i + 1;
 		}
 		world.mine(current);
 		// An outage is n8n down: no check until it starts again (at the next step), when no gap is pending.
 		downAt = restarting(view) && current.fault === 'outage' && (view === 'persisted' || (!state.stopped && state.pending.length === 0)) && world.stopNote === undefined ? i : undefined;
-		// The first check comes soon after activation (healthCheck.ts), then one every interval, and one a step after a
+		// The first check comes soon after activation (healthCheck/run.ts), then one every interval, and one a step after a
 		// check that asked for it (not after one that was itself soon).
 		if (downAt === undefined && (i === 0 || (i + 1) % every === 0 || i === soonAt)) {
 			const wasSoon = i === soonAt;

@@ -1,5 +1,5 @@
 /**
- * Issue #38's plan rule for a hook found stopped (gaps/plan.ts, the repaired hook): where the gap begins after a
+ * Issue #38's plan rule for a hook found stopped (healthCheck/model/gapPlan.ts, planRepaired): where the gap begins after a
  * restart, for a hook older than FIRST_WINDOW_MAX (no "from its first block" to fall back on), whose activation
  * enabled it before the first check so that its new deliveries are already in.
  */

@@ -159,7 +159,7 @@ export async function startN8nProcess(opts: StartOptions = {}) {
 		...(major >= 2 ? { N8N_DISABLED_MODULES: 'mcp-registry' } : {}),
 		N8N_HIRING_BANNER_ENABLED: 'false',
 		// n8n trusts its own certificate, as a public one would be: the trigger's health check calls the
-		// trigger's own webhook URL (gaps/ownWebhook.ts).
+		// trigger's own webhook URL (healthCheck/model/ownWebhook.ts).
 		...(tls ? { N8N_SSL_KEY: tls.keyPath, N8N_SSL_CERT: tls.certPath, NODE_EXTRA_CA_CERTS: tls.certPath } : {}),
 		// A worker serves no editor; its readiness check listens on this port.
 		...(role === 'worker' ? { QUEUE_HEALTH_CHECK_ACTIVE: 'true', QUEUE_HEALTH_CHECK_PORT: String(port) } : {}),

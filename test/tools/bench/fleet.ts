@@ -23,7 +23,7 @@ import { type Row, verdict } from './util';
  * The set-up: ten triggers (the beta's hook limit), the emulator's limit at 100 requests per 10 s (the free tier's
  * 100 a minute, scaled down), n8n stopped for 30 blocks; a block every 2 s (Stacks makes one every few seconds: ten
  * hooks' live deliveries and the replays stay within what one n8n answers on two cores); the check every 12 s (a
- * stream is taken to be idle after half an interval without a delivery, planGaps.ts, and with ten workflows'
+ * stream is taken to be idle after half an interval without a delivery, healthCheck/plan.ts, and with ten workflows'
  * deliveries through one n8n a hook's can be seconds apart while its stream is behind; the catch-up's pace is set by
  * the rate-limit windows, not by the interval). Within `target` of the floor: the catch-up spends its share of every
  * window, and no window is lost to a 429 or a wait.

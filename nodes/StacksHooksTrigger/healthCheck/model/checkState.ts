@@ -1,6 +1,6 @@
 /**
  * The health check's state in the process that runs it (the main, or the leader of several): the gap
- * state (plan.ts) as the last check left it, begun from what the static data kept, and the consumer
+ * state (gapPlan.ts) as the last check left it, begun from what the static data kept, and the consumer
  * secret it calls the trigger's webhook with.
  *
  * Also read by webhook() in the same process (received.ts): in regular mode the process that takes the
@@ -17,7 +17,7 @@ import { emptyState, type GapState, isGapState } from './gapPlan';
 export interface CheckState {
 	state: GapState;
 	secret?: string;
-	/** Begun empty (the static data kept no gap state), and no check has planned since: see plan.ts, `lifeUnknown`. */
+	/** Begun empty (the static data kept no gap state), and no check has planned since: see gapPlan.ts, `lifeUnknown`. */
 	unplanned?: boolean;
 	/** Where the trigger's webhook answered the last call (ownWebhook.ts): tried first at the next. */
 	via?: string;
@@ -51,8 +51,8 @@ export function runningGapState(key: string): GapState | undefined {
 /**
  * Hooks that activation brought back, as read then, per node: one found gone (deleted while n8n was down) and replaced,
  * or, on a user's activation or with the health checks off, one found stopped (interrupted, disabled) and enabled. The
- * check must still replay what it missed (plan.ts: a repair), from the service's record of where it stopped. (At n8n's
- * start, with checks on, a stopped hook is left to the first check, lifecycle.ts: its status is the record.) Same
+ * check must still replay what it missed (gapPlan.ts: a repair), from the service's record of where it stopped. (At n8n's
+ * start, with checks on, a stopped hook is left to the first check, ../../hook/lifecycle.ts: its status is the record.) Same
  * process: activation and trigger() both run on the main (the leader of several). In memory only: n8n saves the static
  * data after the activation, but nothing trigger() writes, so a note kept there could not be told taken from not taken
  * at the next start; a restart before the first check forgets it (README, Nothing missed: a hook deleted while n8n was
@@ -76,8 +76,8 @@ export function takeStoppedAtActivation(ctx: ITriggerFunctions, hookId: string):
 }
 
 /**
- * Nodes whose hook activation left stopped for the first check (lifecycle.ts), which then comes at the start-up delay's
- * shortest rather than spread over it (healthCheck.ts). A hint only: without it the check still comes, seconds later.
+ * Nodes whose hook activation left stopped for the first check (../../hook/lifecycle.ts), which then comes at the start-up delay's
+ * shortest rather than spread over it (../run.ts). A hint only: without it the check still comes, seconds later.
  */
 const leftStopped = new Set<string>();
 

@@ -24,7 +24,7 @@
  * - **rollback lost**: blocks the workflow took were undone while the service was not delivering, and
  *   their rollback, which the service dropped with the rest of its queue, is not something it replays;
  * - **notes unheard**: the check's notes of what arrived never held a delivery while the service counted
- *   matches it delivered (plan.ts: `dry` with `unheard`): the check's address reaches an n8n process that
+ *   matches it delivered (gapPlan.ts: `dry` with `unheard`): the check's address reaches an n8n process that
  *   takes none (queue mode with the Internal Webhook Address set to the main), or the service delivers
  *   nothing. Nothing is replayed on such notes; over once a delivery is heard;
  * - **check blind**: at BLIND_CHECKS checks in a row the service counted matches, none reached this n8n
