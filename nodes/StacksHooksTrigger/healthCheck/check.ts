@@ -5,13 +5,15 @@
  */
 import type { ITriggerFunctions } from 'n8n-workflow';
 
+import { type Service, serviceFor } from '../../shared/api/service';
 import type { Hook } from '../../shared/schemas';
-import { backgroundConnection, type Connection } from '../../shared/transport/connection';
+import { backgroundConnection } from '../../shared/transport/connection';
 import { atStartup, healthCheckMs } from '../hook/checkInterval';
+import { stored, type StoredHook } from '../hook/keptHook';
 import { type HookParameters, hookParameters } from '../hook/lifecycle';
 import { type LogMeta, whereInLog } from '../hook/log';
 import { checkState, type CheckState } from './model/checkState';
-import type { Counts, Finding, GapState, Range, Replay } from './model/gapPlan';
+import type { Counts, Scheduled } from './model/gapPlan';
 import { DEFAULT_STALL_MINUTES } from './model/incidents';
 import type { Heard } from './model/ownWebhook';
 
@@ -58,9 +60,12 @@ export interface Run {
 
 /** What every step of one check needs. */
 export interface Check extends Run {
-	connection: Connection;
+	/** The service, through the connection read for this check (the credential as n8n keeps it now). */
+	service: Service;
 	/** The check's state in this process (model/checkState.ts). */
 	memory: CheckState;
+	/** The hook the static data named when the check began: none when n8n was killed while activating. */
+	kept?: StoredHook;
 }
 
 export type HealthCheckOutcome =
@@ -83,6 +88,8 @@ export interface Checked {
 	readAt?: number;
 	/** The hook that delivers after the check. */
 	hookId?: string;
+	/** That hook as kept in the static data after the check (its UUID and the URL it posts to). */
+	kept?: StoredHook;
 	/** What was healed, and why: one line each in n8n's log (tell.ts). */
 	healed?: string[];
 	/** Stopped and brought back, by this check or by the activation before it (model/gapPlan.ts: a repair). */
@@ -99,29 +106,16 @@ export interface Checked {
 
 /** A check past step 2, with the hook that delivers now. */
 export interface Hooked extends Check {
-	hook: Checked & { hookId: string };
+	hook: Checked & { hookId: string; kept: StoredHook };
 }
 
-/** Step 3's finding: which heights may be missing, and which to replay now. */
-export interface GapPlan {
-	state: GapState;
+/** Step 3's finding: which heights may be missing, and which to replay now (model/gapPlan.ts). */
+export type GapPlan = Scheduled & {
 	/** When the hook was read: the window this check closed closed then. */
 	readAt: number;
-	found: Finding[];
-	/** Replayed now, in this order. */
-	replays: Replay[];
-	/** Near the tip: waiting for the chain to move on. */
-	waiting: Range[];
-	/** Older heights of a gap over the Catch-Up Limit, not replayed. */
-	over?: Range;
-	/** The plan asks for the next check soon (model/gapPlan.ts). */
-	soon?: boolean;
-	unjudged?: number;
 	/** Held (the workflow keeps failing on a delivery): nothing replayed, and nothing left waits on a soon check. */
 	hold: boolean;
-	/** How long to wait before the next check, when the rate-limit window's spare budget ran short. */
-	waitMs?: number;
-}
+};
 
 /** Step 4's finding: what was replayed. */
 export interface Replayed {
@@ -132,6 +126,14 @@ export interface Replayed {
 	soon?: true;
 	/** The replay stopped on an error (the service refused or could not be reached); what it said. */
 	replayError?: string;
+}
+
+/** What the gap steps (1, 3 and 4) found, for the hook that delivers now. */
+export interface GapFindings {
+	hooked: Hooked;
+	heard: Heard;
+	plan: GapPlan;
+	replayed: Replayed;
 }
 
 /** What one check heard (step 1), or that it could not: no hook was kept (n8n killed while activating). */
@@ -156,10 +158,18 @@ export function readSettings(ctx: ITriggerFunctions): CheckSettings {
 
 /** What the checks of this trigger() share. */
 export function openRun(ctx: ITriggerFunctions, stillOpen: () => boolean = () => true): Run {
-	return { ctx, ...whereInLog(ctx), params: hookParameters(ctx), settings: readSettings(ctx), said: { failing: false }, stillOpen };
+	const settings = readSettings(ctx);
+	return { ctx, settings, ...whereInLog(ctx), params: hookParameters(ctx), said: { failing: false }, stillOpen };
 }
 
-/** One check: the connection (the credential read now, as n8n keeps it) and the check's memory in this process. */
+/** The check after step 2 found the hook that delivers now; undefined when it found none (or could not look). */
+export function withHook(check: Check, checked: Checked): Hooked | undefined {
+	const { hookId, kept } = checked;
+	return hookId && kept ? { ...check, hook: { ...checked, hookId, kept } } : undefined;
+}
+
+/** One check: the service through the credential as n8n keeps it now, the check's memory in this process, the hook kept. */
 export async function openCheck(run: Run): Promise<Check> {
-	return { ...run, connection: await backgroundConnection(run.ctx), memory: checkState(run.ctx) };
+	const kept = stored(run.ctx);
+	return { ...run, service: serviceFor(run.ctx, await backgroundConnection(run.ctx)), memory: checkState(run.ctx), ...(kept && { kept }) };
 }

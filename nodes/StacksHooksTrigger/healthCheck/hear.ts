@@ -6,12 +6,12 @@
  * Heard through the trigger's own webhook, every process behind a load balancer (model/ownWebhook.ts),
  * else from this process's own notes, else not at all (the check is blind).
  */
-import { stored } from '../hook/keptHook';
+import type { StoredHook } from '../hook/keptHook';
 import type { Check } from './check';
 import { exchange, type Heard } from './model/ownWebhook';
 
-/** What n8n took; undefined when no hook is kept yet (n8n killed while activating: the repair finds it, then the check hears). */
-export async function hear(check: Check): Promise<Heard | undefined> {
-	if (!stored(check.ctx)) return undefined;
-	return await exchange(check, true);
+/** What n8n took of the hook `kept`; undefined when none is kept yet (n8n killed while activating: the repair finds it, then the check hears). */
+export async function hear(check: Check, kept: StoredHook | undefined): Promise<Heard | undefined> {
+	if (!kept) return undefined;
+	return await exchange(check, kept, 'gather');
 }

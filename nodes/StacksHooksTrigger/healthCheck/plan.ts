@@ -12,7 +12,7 @@
 import { pacerFor } from '../../shared/transport/pacing';
 import { nodeKey } from '../nodeKey';
 import type { GapPlan, Hooked } from './check';
-import { addRange, planCheck, type Range, rangeSize, type Replay, takeHeights } from './model/gapPlan';
+import { type Observation, planReplays } from './model/gapPlan';
 import { alertsOf } from './model/incidents';
 import type { Heard } from './model/ownWebhook';
 import { keptTaken } from './model/received';
@@ -31,22 +31,13 @@ export const IDLE_MS = 30_000;
 
 const numberOr = (value: unknown, fallback: number | null): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : fallback);
 
-/** Keeps the newest `limit` heights of the pending ranges; what is older is returned as one range. */
-function withinLimit(pending: Range[], limit: number): { kept: Range[]; over?: Range } {
-	const size = rangeSize(pending);
-	if (size <= limit) return { kept: pending };
-	const { now: over, left: kept } = takeHeights(pending, size - limit);
-	return { kept, over: [over[0][0], over[over.length - 1][1]] };
-}
-
-/** The plan of this check (its state set in the check's memory), for the hook that delivers after the repair. */
-export function planGaps({ ctx, connection, memory, settings, hook: checked }: Hooked, heard: Heard): GapPlan {
+/** What the plan reads of this check: the hook as step 2 found it, and what step 1 heard. */
+function observe({ ctx, memory, settings, hook: checked }: Hooked, heard: Heard): Observation {
 	const { received } = heard;
-	const readAt = checked.readAt ?? Date.now();
 	const status = (checked.counted ?? {}) as Record<string, unknown>;
 	const stoppedAt = checked.stoppedAt as Record<string, unknown> | undefined;
-	const { state, found, soon, unjudged } = planCheck(memory.state, {
-		now: readAt,
+	return {
+		now: checked.readAt ?? Date.now(),
 		hookId: checked.hookId,
 		repaired: checked.repaired === true,
 		...(checked.resumedFrom && { resumedFrom: checked.resumedFrom }),
@@ -65,33 +56,26 @@ export function planGaps({ ctx, connection, memory, settings, hook: checked }: H
 		...(received?.quietMs !== undefined && { quietMs: received.quietMs }),
 		idleMs: Math.min(IDLE_MS, settings.intervalMs / 2),
 		...(settings.atStartup && memory.unplanned && { lifeUnknown: true }),
+	};
+}
+
+/** The plan of this check (its state set in the check's memory), for the hook that delivers after the repair. */
+export function planGaps(check: Hooked, heard: Heard): GapPlan {
+	const { ctx, service, memory, settings } = check;
+	const seen = observe(check, heard);
+	const hold = alertsOf(memory.state).incidents.deliveryFailing !== undefined;
+	// Half of each rate-limit window is kept for everything else the account does, and the other half shared equally by
+	// the triggers of the account that have heights to replay (transport/pacing.ts).
+	const pacer = pacerFor(service.connection.accountKey);
+	const planned = planReplays(memory.state, seen, {
+		catchUpLimit: settings.catchUpLimit,
+		settledDepth: SETTLED_DEPTH,
+		perCheck: REPLAY_PER_CHECK,
+		hold,
+		budget: (heights) => pacer.share(nodeKey(ctx), heights),
+		startedAt: Date.now(),
 	});
 	memory.unplanned = undefined;
-	const hold = alertsOf(memory.state).incidents.deliveryFailing !== undefined;
-	const { kept: pending, over } = withinLimit(state.pending, settings.catchUpLimit);
-	// Not too near the tip: a reorganisation there could undo a replayed block after the service had read it and before
-	// it queued its delivery, so the delivery would come after the rollback. Those heights wait for the chain to move on.
-	const settled = (state.previous?.height ?? Number.NEGATIVE_INFINITY) - SETTLED_DEPTH;
-	const ready = pending.filter(([from]) => from <= settled).map(([from, to]): Range => [from, Math.min(to, settled)]);
-	const waiting = pending.filter(([, to]) => to > settled).map(([from, to]): Range => [Math.max(from, settled + 1), to]);
-	// Half of each rate-limit window is kept for everything else the account does, and the other half shared equally by
-	// the triggers of the account that have heights to replay (transport/pacing.ts): oldest heights first within a hook.
-	const spare = pacerFor(connection.accountKey).share(nodeKey(ctx), hold ? 0 : rangeSize(ready));
-	const { now, left } = takeHeights(ready, hold ? 0 : Math.min(REPLAY_PER_CHECK, spare.requests));
-	const replays: Replay[] = now.map(([from, to]) => ({ from, to, at: Date.now(), evaluated: 0 }));
-	state.pending = [...left, ...waiting].reduce<Range[]>((ranges, range) => addRange(ranges, range), []);
-	state.replays = [...state.replays, ...replays];
-	memory.state = state;
-	return {
-		state,
-		readAt,
-		found,
-		replays,
-		waiting,
-		hold,
-		...(over && { over }),
-		...(soon && { soon }),
-		...(unjudged !== undefined && { unjudged }),
-		...(spare.requests < REPLAY_PER_CHECK && { waitMs: spare.resetInMs }),
-	};
+	memory.state = planned.state;
+	return { ...planned, readAt: seen.now, hold };
 }

@@ -10,10 +10,9 @@
  * found stopped and enabled again (n8n's start after an outage) counts as repaired by this check: what
  * it missed is still to be replayed.
  */
-import { hooksPostingTo, readHook } from '../../shared/api/hookEndpoints';
 import type { Hook } from '../../shared/schemas';
-import { remember, stored, type StoredHook } from '../hook/keptHook';
-import { desiredDefinition, enableIfStopped, keepOneOf, registerEnabled, whyNotDelivering } from '../hook/lifecycle';
+import { remember, type StoredHook } from '../hook/keptHook';
+import { replaceDeleted, whyNotDelivering } from '../hook/lifecycle';
 import { ifFree } from '../hook/turns';
 import type { Check, Checked } from './check';
 import type { Counts } from './model/gapPlan';
@@ -45,30 +44,29 @@ function countsOf(status: Hook['status']): Counts | undefined {
 }
 
 async function checkNow(check: Check): Promise<Checked> {
-	const { ctx, connection, params } = check;
+	const { ctx, service } = check;
 	const healed: string[] = [];
-	const known = stored(ctx) ?? (await foundByUrl(check, healed));
+	const known = check.kept ?? (await foundByUrl(check, healed));
 	if (!known) return { outcome: 'nothing-to-check' };
-	const hook = await readHook(ctx, known.hookId, { connection });
+	const hook = await service.read(known.hookId);
 	if (hook) {
 		const readAt = Date.now();
 		const why = whyNotDelivering(hook);
-		if (!why) return { outcome: 'healthy', read: hook, readAt, hookId: hook.uuid, healed };
-		await enableIfStopped(ctx, hook, connection);
+		if (!why) return { outcome: 'healthy', read: hook, readAt, hookId: hook.uuid, kept: known, healed };
+		await service.enable(hook.uuid);
 		healed.push(`enabled hook ${hook.uuid} again by the health check: ${why}`);
-		return { outcome: 'enabled', read: hook, readAt, hookId: hook.uuid, healed };
+		return { outcome: 'enabled', read: hook, readAt, hookId: hook.uuid, kept: known, healed };
 	}
-	const adopted = await keepOneOf(ctx, known.webhookUrl, desiredDefinition(ctx, connection, known.webhookUrl, params), connection);
-	if (adopted) {
-		remember(ctx, { hookId: adopted.uuid, webhookUrl: known.webhookUrl });
-		const why = await enableIfStopped(ctx, adopted, connection);
-		if (why) healed.push(`enabled hook ${adopted.uuid} again by the health check: ${why}`);
-		healed.push(`hook ${known.hookId} had been deleted at the service; took over hook ${adopted.uuid}, which posts to the same URL`);
-		return { outcome: 'registered', hookId: adopted.uuid, healed };
-	}
-	const again = await registerEnabled(ctx, known.webhookUrl, connection, params);
-	healed.push(`hook ${known.hookId} had been deleted at the service; registered it again as ${again.uuid}`);
-	return { outcome: 'registered', hookId: again.uuid, healed };
+	// Deleted: the hook posting to the same URL with the wanted definition is adopted, else one is registered again.
+	const replaced = await replaceDeleted(ctx, service, known, check.params);
+	const { uuid } = replaced.hook;
+	if (replaced.enabledBecause) healed.push(`enabled hook ${uuid} again by the health check: ${replaced.enabledBecause}`);
+	healed.push(
+		replaced.adopted
+			? `hook ${known.hookId} had been deleted at the service; took over hook ${uuid}, which posts to the same URL`
+			: `hook ${known.hookId} had been deleted at the service; registered it again as ${uuid}`,
+	);
+	return { outcome: 'registered', hookId: uuid, kept: { hookId: uuid, webhookUrl: known.webhookUrl }, healed };
 }
 
 /**
@@ -78,13 +76,13 @@ async function checkNow(check: Check): Promise<Checked> {
  * are the node's own; the first is taken as kept (the check then enables it, or registers it again), the others are
  * left to keepOneOf.
  */
-async function foundByUrl({ ctx, connection }: Check, healed: string[]): Promise<StoredHook | undefined> {
-	const { webhookId } = ctx.getNode();
+async function foundByUrl(check: Check, healed: string[]): Promise<StoredHook | undefined> {
+	const { webhookId } = check.ctx.getNode();
 	if (!webhookId) return undefined;
-	const [hook] = await hooksPostingTo(ctx, { path: `/webhook/${webhookId}/webhook` }, { connection });
+	const [hook] = await check.service.postingTo({ path: `/webhook/${webhookId}/webhook` });
 	if (!hook?.definition.action.url) return undefined;
 	const found = { hookId: hook.uuid, webhookUrl: hook.definition.action.url };
-	remember(ctx, found);
+	remember(check.ctx, found);
 	healed.push(`no hook was kept for this workflow (n8n stopped while activating it); took over hook ${hook.uuid}, which posts to its URL`);
 	return found;
 }

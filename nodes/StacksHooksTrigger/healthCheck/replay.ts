@@ -6,19 +6,17 @@
  * within the account's rate limit; stopped between two heights when n8n closes the trigger, and on the
  * first error (the rest waits for the next check).
  */
-import { evaluateHook } from '../../shared/api/hookEndpoints';
 import { isNotFound } from '../../shared/transport/errors';
 import type { GapPlan, Hooked, Replayed } from './check';
-import { addRange, floorOf, isShort, rangeSize } from './model/gapPlan';
+import { addRange, isShort, rangeSize } from './model/gapPlan';
 import { exchange, type Heard } from './model/ownWebhook';
-import { localReceived } from './model/received';
 
 export async function replay(check: Hooked, heard: Heard, plan: GapPlan): Promise<Replayed> {
-	const { ctx, connection, hook } = check;
+	const { hook } = check;
 	const { state, replays, waiting, hold } = plan;
 	// When the webhook could not be reached a moment ago, not tried again: the state stays in this process's memory
 	// (model/checkState.ts), where its own deliveries find the replays listed, and what it took is read there again.
-	const after = heard.blind ? undefined : heard.unreachable ? { received: localReceived(ctx, floorOf(state)) } : await exchange(check);
+	const after = heard.blind ? undefined : await exchange(check, hook.kept, heard.unreachable ? 'local' : 'once');
 	// A window short when the hook was read may have had its last delivery on the way: asked again a moment later (this
 	// call costs the service nothing), a block that came meanwhile spares the early check. Only the timing of the next
 	// check depends on it; the window is judged later, on what was heard before a read.
@@ -35,7 +33,7 @@ export async function replay(check: Hooked, heard: Heard, plan: GapPlan): Promis
 				break;
 			}
 			try {
-				await evaluateHook(ctx, hook.hookId, { block_height: height }, { connection });
+				await check.service.evaluate(hook.hookId, { block_height: height });
 				entry.evaluated++;
 				replayed++;
 			} catch (error) {

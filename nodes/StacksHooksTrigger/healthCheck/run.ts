@@ -22,9 +22,9 @@ import type { ITriggerFunctions, ITriggerResponse } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { stored } from '../hook/keptHook';
-import { type Checked, type HealthCheckOutcome, NOTHING_HEARD, openCheck, openRun, type Run } from './check';
+import { type Checked, type GapFindings, type HealthCheckOutcome, type Hooked, NOTHING_HEARD, openCheck, openRun, type Run, withHook } from './check';
 import { hear } from './hear';
-import { internalBase } from './model/ownWebhook';
+import { type Heard, internalBase } from './model/ownWebhook';
 import type { GapOutcome } from './model/incidents';
 import { takeLeftStopped } from './model/checkState';
 import { planGaps } from './plan';
@@ -52,23 +52,25 @@ const CLOSE_POLL_MS = 1_000;
 export async function runCheck(run: Run): Promise<{ outcome: Checked['outcome']; gaps?: GapOutcome }> {
 	const check = await openCheck(run);
 	// 1. What n8n took, before the hook is read: the blocks counted were all evaluated before that read (model/gapPlan.ts).
-	const heardBefore = await hear(check);
+	const heardBefore = await hear(check, check.kept);
 	// 2. The hook read, and brought back if it stopped; in the node's turn, so that deactivation never waits for a replay.
 	const checked = await repair(check);
-	const { hookId } = checked;
-	if (!hookId) {
-		tell(check, checked);
-		return { outcome: checked.outcome };
-	}
-	const hooked = { ...check, hook: { ...checked, hookId } };
-	// (With no hook kept before the repair found one, heard now.)
-	const heard = heardBefore ?? (await hear(hooked)) ?? NOTHING_HEARD;
+	// 3 and 4, when a hook delivers now.
+	const hooked = withHook(check, checked);
+	const found = hooked ? await closeGaps(hooked, heardBefore) : undefined;
+	// 5. What the steps found, told.
+	const gaps = tell(check, checked, found);
+	return { outcome: checked.outcome, ...(gaps && { gaps }) };
+}
+
+/** Steps 3 and 4 for the hook that delivers now (heard now when no hook was kept before step 2 found one). */
+async function closeGaps(hooked: Hooked, heardBefore: Heard | undefined): Promise<GapFindings> {
+	const heard = heardBefore ?? (await hear(hooked, hooked.hook.kept)) ?? NOTHING_HEARD;
 	// 3. Which heights may be missing, and which to replay now.
 	const plan = planGaps(hooked, heard);
 	// 4. The plan kept, then the replays.
 	const replayed = await replay(hooked, heard, plan);
-	// 5. What the steps found, told.
-	return { outcome: checked.outcome, gaps: tell(hooked, checked, { heard, plan, replayed }) };
+	return { hooked, heard, plan, replayed };
 }
 
 /** Step 2 alone, said in n8n's log (the engine tests). Throws when the service cannot be asked or refuses a repair. */

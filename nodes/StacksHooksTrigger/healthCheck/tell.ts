@@ -11,17 +11,9 @@
  */
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { Check, Checked, GapPlan, Hooked, Replayed, Run } from './check';
+import type { Check, Checked, GapFindings, Hooked, Run } from './check';
 import type { Finding } from './model/gapPlan';
 import { type AlertState, alertsOf, assess, duration, type GapOutcome, type IncidentKind } from './model/incidents';
-import type { Heard } from './model/ownWebhook';
-
-/** What the gap steps (1, 3 and 4) found. */
-export interface GapFindings {
-	heard: Heard;
-	plan: GapPlan;
-	replayed: Replayed;
-}
 
 /** A gap found, as n8n's log says it; undefined for those the Error Workflow is told of. */
 function describe(finding: Finding): string | undefined {
@@ -138,20 +130,18 @@ function alert(check: Hooked, gaps: GapOutcome): void {
  * (step 2), and with the gap steps' findings, each gap, what the check cannot see, and the incidents. Answers the
  * gaps as one outcome.
  */
-export function tell(check: Check, checked: Checked): undefined;
-export function tell(check: Hooked, checked: Checked, gapFindings: GapFindings): GapOutcome;
-export function tell(check: Check | Hooked, checked: Checked, gapFindings?: GapFindings): GapOutcome | undefined {
+export function tell(check: Check, checked: Checked, gapFindings?: GapFindings): GapOutcome | undefined {
 	const { ctx, said, where, meta } = check;
 	if (said.failing) ctx.logger.info(`Stacks Hooks Trigger "${ctx.getNode().name}": the health check reaches the service again`);
 	said.failing = false;
 	for (const line of checked.healed ?? []) ctx.logger.info(`${where}: ${line}`, meta);
-	if (!gapFindings || !('hook' in check)) return undefined;
+	if (!gapFindings) return undefined;
 	for (const finding of gapFindings.plan.found) {
 		const line = describe(finding);
 		if (line) ctx.logger.info(`${where}: ${line}`, meta);
 	}
 	const gaps = outcomeOf(gapFindings);
-	alert(check, gaps);
+	alert(gapFindings.hooked, gaps);
 	logGaps(check, gaps);
 	return gaps;
 }

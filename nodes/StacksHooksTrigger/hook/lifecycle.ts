@@ -10,7 +10,8 @@ import type { IDataObject, IHookFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { buildDefinition } from '../../shared/definition';
-import { type BlockRef, deleteHookIfThere, hooksPostingTo, readHook, registerHook, setHookEnabled } from '../../shared/api/hookEndpoints';
+import type { BlockRef } from '../../shared/api/hookEndpoints';
+import { type Service, serviceFor } from '../../shared/api/service';
 import { isHttpsUrl } from '../../shared/constants';
 import type { Definition, Hook } from '../../shared/schemas';
 import { type Connection, getConnection } from '../../shared/transport/connection';
@@ -18,13 +19,13 @@ import { asNodeError } from '../../shared/transport/errors';
 import { keepSecret } from '../delivery/accountSecret';
 import { noteLeftStopped, noteStoppedAtActivation } from '../healthCheck/model/checkState';
 import { atStartup, healthCheckMs } from './checkInterval';
-import { type HookOwner, remember, slotName, stored } from './keptHook';
+import { type HookOwner, remember, slotName, stored, type StoredHook } from './keptHook';
 import { logHealed } from './log';
 import { inTurn } from './turns';
 import { listeningSample, replaySampleBlock } from '../listening/sampleBlock';
 import { nodeKey } from '../nodeKey';
 
-export function defaultHookName(ctx: HookOwner): string {
+function defaultHookName(ctx: HookOwner): string {
 	const workflow = ctx.getWorkflow();
 	return `n8n: ${workflow.name ?? 'workflow'} (${workflow.id ?? 'unsaved'})${slotName(ctx) === 'test' ? ' [test]' : ''}`;
 }
@@ -45,7 +46,7 @@ export function hookParameters(ctx: HookOwner): HookParameters {
 	};
 }
 
-export function desiredDefinition(ctx: HookOwner, connection: Connection, webhookUrl: string, params = hookParameters(ctx)): Definition {
+function desiredDefinition(ctx: HookOwner, connection: Connection, webhookUrl: string, params = hookParameters(ctx)): Definition {
 	return buildDefinition(ctx.getNode(), {
 		name: params.hookName || defaultHookName(ctx),
 		webhookUrl,
@@ -77,7 +78,7 @@ function fingerprint(definition: Pick<Definition, 'name' | 'network' | 'filters'
 	});
 }
 
-export function sameHook(hook: Hook, desired: Definition): boolean {
+function sameHook(hook: Hook, desired: Definition): boolean {
 	return fingerprint(hook.definition as unknown as Definition) === fingerprint(desired);
 }
 
@@ -95,9 +96,9 @@ export function whyNotDelivering(hook: Hook): string | undefined {
 }
 
 /** Enables a disabled hook and resumes an interrupted one (the same PATCH does both); why it had to, or undefined. */
-export async function enableIfStopped(ctx: HookOwner, hook: Hook, connection: Connection): Promise<string | undefined> {
+async function enableIfStopped(service: Service, hook: Hook): Promise<string | undefined> {
 	const why = whyNotDelivering(hook);
-	if (why) await setHookEnabled(ctx, hook.uuid, true, { connection });
+	if (why) await service.enable(hook.uuid);
 	return why;
 }
 
@@ -112,14 +113,14 @@ const goneAtActivation = new Set<string>();
  * (n8n saves nothing trigger() writes, and a note in memory would be gone with it: issue #38's crash loop). The blocks
  * of those seconds are replayed with the rest of the outage.
  */
-async function ensureDeliveringOnActivation(ctx: IHookFunctions, hook: Hook, connection: Connection): Promise<void> {
+async function ensureDeliveringOnActivation(ctx: IHookFunctions, hook: Hook, service: Service): Promise<void> {
 	const why = whyNotDelivering(hook);
 	if (why && leftForCheck(ctx)) {
 		logHealed(ctx, `found hook ${hook.uuid} stopped on n8n's start (${why}): the first health check brings it back and replays what it missed`);
 		noteLeftStopped(ctx);
 		return;
 	}
-	if (!(await enableIfStopped(ctx, hook, connection))) return;
+	if (!(await enableIfStopped(service, hook))) return;
 	logHealed(ctx, `enabled hook ${hook.uuid} again on activation: ${why}`);
 	noteStoppedAtActivation(ctx, hook);
 }
@@ -136,20 +137,21 @@ export async function checkExists(this: IHookFunctions): Promise<boolean> {
 async function checkExistsNow(ctx: IHookFunctions): Promise<boolean> {
 	const sample = listeningSample(ctx);
 	const connection = await getConnection(ctx);
+	const service = serviceFor(ctx, connection);
 	const webhookUrl = webhookUrlOf(ctx);
 	const desired = isHttpsUrl(webhookUrl) ? desiredDefinition(ctx, connection, webhookUrl) : undefined;
 
 	const known = stored(ctx);
 	if (known) {
-		const hook = await readHook(ctx, known.hookId, { connection });
+		const hook = await service.read(known.hookId);
 		if (hook && desired && sameHook(hook, desired)) {
 			await keepSecret(ctx, connection);
-			await ensureDeliveringOnActivation(ctx, hook, connection);
+			await ensureDeliveringOnActivation(ctx, hook, service);
 			await whenListening(ctx, hook, connection, sample);
 			return true;
 		}
 		// Gone, or registered with other parameters or for another URL: replace it, leaving nothing behind.
-		if (hook) await deleteHookIfThere(ctx, hook.uuid, { connection });
+		if (hook) await service.deleteIfThere(hook.uuid);
 		// Gone (deleted while n8n was down, or replaced by a health check whose state was not kept): the hook that delivers
 		// from now on, adopted or registered, is a repair for the check, which replays what was missed meanwhile.
 		else goneAtActivation.add(nodeKey(ctx));
@@ -159,11 +161,11 @@ async function checkExistsNow(ctx: IHookFunctions): Promise<boolean> {
 
 	// Hooks posting to this very URL were registered by this node (n8n makes the URL unique to it)
 	// and then forgotten, e.g. with lost static data: adopt the one that fits, remove the stale rest.
-	const keep = await keepOneOf(ctx, webhookUrl, desired, connection);
+	const keep = await keepOneOf(service, webhookUrl, desired);
 	if (!keep) return false;
 	await keepSecret(ctx, connection);
 	if (goneAtActivation.delete(nodeKey(ctx))) noteStoppedAtActivation(ctx, keep);
-	await ensureDeliveringOnActivation(ctx, keep, connection);
+	await ensureDeliveringOnActivation(ctx, keep, service);
 	remember(ctx, { hookId: keep.uuid, webhookUrl });
 	await whenListening(ctx, keep, connection, sample);
 	return true;
@@ -175,11 +177,11 @@ async function whenListening(ctx: IHookFunctions, hook: Hook, connection: Connec
 }
 
 /** The hooks posting to `webhookUrl`: the first with the wanted definition is kept, the others deleted. */
-export async function keepOneOf(ctx: HookOwner, webhookUrl: string, desired: Definition | undefined, connection: Connection): Promise<Hook | undefined> {
-	const mine = await hooksPostingTo(ctx, webhookUrl, { connection });
+async function keepOneOf(service: Service, webhookUrl: string, desired: Definition | undefined): Promise<Hook | undefined> {
+	const mine = await service.postingTo(webhookUrl);
 	const keep = desired ? mine.find((hook) => sameHook(hook, desired)) : undefined;
 	for (const stale of mine) {
-		if (stale !== keep) await deleteHookIfThere(ctx, stale.uuid, { connection });
+		if (stale !== keep) await service.deleteIfThere(stale.uuid);
 	}
 	return keep;
 }
@@ -197,32 +199,33 @@ function refusedByService(error: unknown): boolean {
  * that fails too its error is raised. If the service cannot even be listed, the first error is raised: the
  * next activation's checkExists adopts whatever got registered.
  */
-async function registerOnce(ctx: HookOwner, desired: Definition, webhookUrl: string, connection: Connection): Promise<Hook> {
+async function registerOnce(ctx: HookOwner, service: Service, desired: Definition): Promise<Hook> {
+	const webhookUrl = desired.action.url;
 	try {
-		return await registerHook(ctx, desired, { connection });
+		return await service.register(desired);
 	} catch (error) {
 		if (refusedByService(error)) throw asNodeError(ctx.getNode(), error);
 		let registered: Hook | undefined;
 		try {
-			registered = (await hooksPostingTo(ctx, webhookUrl, { connection })).find((hook) => sameHook(hook, desired));
+			registered = (await service.postingTo(webhookUrl)).find((hook) => sameHook(hook, desired));
 		} catch {
 			throw asNodeError(ctx.getNode(), error);
 		}
-		return registered ?? (await registerHook(ctx, desired, { connection }));
+		return registered ?? (await service.register(desired));
 	}
 }
 
 /**
- * Registers and enables the hook for `webhookUrl` and remembers it. A registered hook that cannot be
+ * Registers and enables the hook `desired` describes and remembers it. A registered hook that cannot be
  * enabled is removed again: no orphan at the service.
  */
-export async function registerEnabled(ctx: HookOwner, webhookUrl: string, connection: Connection, params?: HookParameters): Promise<Hook> {
-	const hook = await registerOnce(ctx, desiredDefinition(ctx, connection, webhookUrl, params), webhookUrl, connection);
+async function registerEnabled(ctx: HookOwner, service: Service, desired: Definition): Promise<Hook> {
+	const hook = await registerOnce(ctx, service, desired);
 	try {
-		await setHookEnabled(ctx, hook.uuid, true, { connection });
+		await service.enable(hook.uuid);
 	} catch (error) {
 		try {
-			await deleteHookIfThere(ctx, hook.uuid, { connection });
+			await service.deleteIfThere(hook.uuid);
 		} catch (cleanupError) {
 			throw new NodeOperationError(ctx.getNode(), error as Error, {
 				description: `The new hook could not be enabled, nor removed again (${(cleanupError as Error).message}). Delete hook ${hook.uuid} with the Stacks Hooks node before activating again.`,
@@ -230,8 +233,22 @@ export async function registerEnabled(ctx: HookOwner, webhookUrl: string, connec
 		}
 		throw asNodeError(ctx.getNode(), error);
 	}
-	remember(ctx, { hookId: hook.uuid, webhookUrl });
+	remember(ctx, { hookId: hook.uuid, webhookUrl: desired.action.url });
 	return hook;
+}
+
+/**
+ * A hook deleted at the service while the workflow stays active (the health check found it gone): the hook posting to
+ * the same URL with the wanted definition is taken over and enabled if stopped (`enabledBecause`), else one is
+ * registered and enabled again; either way it is remembered.
+ */
+export async function replaceDeleted(ctx: HookOwner, service: Service, known: StoredHook, params: HookParameters): Promise<{ hook: Hook; adopted: boolean; enabledBecause?: string }> {
+	const desired = desiredDefinition(ctx, service.connection, known.webhookUrl, params);
+	const adopted = await keepOneOf(service, known.webhookUrl, desired);
+	if (!adopted) return { hook: await registerEnabled(ctx, service, desired), adopted: false };
+	remember(ctx, { hookId: adopted.uuid, webhookUrl: known.webhookUrl });
+	const why = await enableIfStopped(service, adopted);
+	return { hook: adopted, adopted: true, ...(why && { enabledBecause: why }) };
 }
 
 export async function create(this: IHookFunctions): Promise<boolean> {
@@ -247,7 +264,7 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 		}
 		// Before the hook exists: an account without a secret gets one before anything is delivered.
 		await keepSecret(this, connection);
-		const hook = await registerEnabled(this, webhookUrl, connection);
+		const hook = await registerEnabled(this, serviceFor(this, connection), desiredDefinition(this, connection, webhookUrl));
 		if (goneAtActivation.delete(nodeKey(this))) noteStoppedAtActivation(this, hook);
 		await whenListening(this, hook, connection, sample);
 		return true;
@@ -262,10 +279,10 @@ export async function create(this: IHookFunctions): Promise<boolean> {
  */
 export async function remove(this: IHookFunctions): Promise<boolean> {
 	return await inTurn(this, async () => {
-		const connection = await getConnection(this);
+		const service = serviceFor(this, await getConnection(this));
 		const known = stored(this);
-		const gone = !known || !(await deleteHookIfThere(this, known.hookId, { connection }));
-		if (gone) await keepOneOf(this, known?.webhookUrl ?? webhookUrlOf(this), undefined, connection);
+		const gone = !known || !(await service.deleteIfThere(known.hookId));
+		if (gone) await keepOneOf(service, known?.webhookUrl ?? webhookUrlOf(this), undefined);
 		remember(this, undefined);
 		return true;
 	});

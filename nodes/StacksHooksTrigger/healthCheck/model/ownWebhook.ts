@@ -28,9 +28,8 @@
  */
 import type { IDataObject, ITriggerFunctions, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
-import { getSecret } from '../../../shared/api/secretEndpoints';
-import type { Connection } from '../../../shared/transport/connection';
-import { stored, type StoredHook } from '../../hook/keptHook';
+import type { Service } from '../../../shared/api/service';
+import type { StoredHook } from '../../hook/keptHook';
 import { nodeKey } from '../../nodeKey';
 import type { CheckState } from './checkState';
 import { floorOf, type GapState, isGapState } from './gapPlan';
@@ -169,16 +168,17 @@ export interface Heard {
 /** What of a health check the call needs (the check's object, ../check.ts, is one). */
 export interface Caller {
 	ctx: ITriggerFunctions;
-	connection: Connection;
+	service: Service;
 	memory: CheckState;
 	settings: { internalAddress: string };
 }
 
 /** The consumer secret deliveries carry, to call the webhook with: the credential's, else the account's (read once, again after a 401). */
-async function secretFor({ ctx, connection, memory }: Caller, again: boolean): Promise<string | undefined> {
-	if (connection.consumerSecret) return connection.consumerSecret;
-	if (!memory.secret || again) memory.secret = (await getSecret(ctx, { connection })) ?? undefined;
-	return memory.secret;
+async function secretFor(caller: Caller, again: boolean): Promise<string | undefined> {
+	const { consumerSecret } = caller.service.connection;
+	if (consumerSecret) return consumerSecret;
+	if (!caller.memory.secret || again) caller.memory.secret = (await caller.service.secret()) ?? undefined;
+	return caller.memory.secret;
 }
 
 /** A refusal of the secret by the trigger's webhook, however n8n's HTTP helper words it. */
@@ -196,15 +196,19 @@ const MAX_CALLS = 4;
  * balancer), so that every process's notes are in: one that was not would make the check replay more. Each answer
  * is the union of what every process heard so far wrote into the static data, so the last one holds them all.
  */
-export async function exchange(caller: Caller, gather = false): Promise<Heard> {
-	const first = await exchangeOnce(caller);
-	if (!gather || !first.received?.by) return first;
+export async function exchange(caller: Caller, hook: StoredHook, how: 'gather' | 'once' | 'local' = 'once'): Promise<Heard> {
+	// Deliveries that applied nothing above it are no longer needed: the webhook's processes forget them, as this one does.
+	const floor = floorOf(caller.memory.state);
+	// The webhook could not be reached a moment ago: not tried again, and what this process took read here (localReceived).
+	if (how === 'local') return { received: localReceived(caller.ctx, floor) };
+	const first = await exchangeOnce(caller, hook, floor);
+	if (how !== 'gather' || !first.received?.by) return first;
 	const heard = new Set([first.received.by]);
 	let last = first;
 	// The stream is as busy as the busiest process heard.
 	let quietMs = first.received.quietMs;
 	for (let call = 1; call < MAX_CALLS; call++) {
-		const next = await exchangeOnce(caller);
+		const next = await exchangeOnce(caller, hook, floor);
 		if (!next.received?.by) break;
 		last = next;
 		if (next.received.quietMs !== undefined) quietMs = Math.min(quietMs ?? Number.POSITIVE_INFINITY, next.received.quietMs);
@@ -218,11 +222,9 @@ export async function exchange(caller: Caller, gather = false): Promise<Heard> {
 	return last.received && quietMs !== undefined ? { ...last, received: { ...last.received, quietMs } } : last;
 }
 
-async function exchangeOnce(caller: Caller): Promise<Heard> {
-	const { ctx, connection, memory } = caller;
+async function exchangeOnce(caller: Caller, hook: StoredHook, floor: number): Promise<Heard> {
+	const { ctx, memory } = caller;
 	const { internalAddress } = caller.settings;
-	const hook = stored(ctx);
-	if (!hook) return { blind: 'no hook is kept' };
 	const url = checkUrl(hook.webhookUrl, ctx.getNode().webhookId, internalAddress);
 	// Without an Internal Webhook Address, also where this process took a delivery, or, before it took one, where the last
 	// check reached the webhook before n8n restarted (the same n8n, at the same local address: the plan of the first check
@@ -234,7 +236,7 @@ async function exchangeOnce(caller: Caller): Promise<Heard> {
 		try {
 			const secret = await secretFor(caller, again);
 			if (!secret) return new Error('the account has no consumer secret');
-			return (await callOwnWebhook(ctx, at, secret, { gaps: memory.state, production: hook, floor: floorOf(memory.state), via: at })).received;
+			return (await callOwnWebhook(ctx, at, secret, { gaps: memory.state, production: hook, floor, via: at })).received;
 		} catch (error) {
 			return error as Error;
 		}
@@ -243,7 +245,7 @@ async function exchangeOnce(caller: Caller): Promise<Heard> {
 	for (const at of urls) {
 		let answer = await call(at, false);
 		// The account's secret read again once after a refusal (it may have been rotated); the credential's is what it is.
-		if (answer instanceof Error && is401(answer) && !connection.consumerSecret) answer = await call(at, true);
+		if (answer instanceof Error && is401(answer) && !caller.service.connection.consumerSecret) answer = await call(at, true);
 		if (!(answer instanceof Error)) {
 			memory.via = at;
 			return { received: answer, at, ...(answeredHere(answer) && { here: true as const }), ...(at !== url && { nearby: true as const }) };
@@ -253,7 +255,7 @@ async function exchangeOnce(caller: Caller): Promise<Heard> {
 	}
 	memory.via = undefined;
 	const why = `the trigger's webhook at ${url} could not be reached${own ? `, nor where n8n took its deliveries (${own})` : ''}`;
-	const local = localReceived(ctx, floorOf(memory.state));
+	const local = localReceived(ctx, floor);
 	const callError = failed?.message ?? 'not called';
 	const awaiting = own === undefined && !internalBase(internalAddress) ? { awaitingDelivery: true as const } : {};
 	return local ? { received: local, unreachable: why, callError, ...awaiting } : { blind: why, callError, ...awaiting };
