@@ -12,7 +12,7 @@
  */
 import type { Hook } from '../../shared/schemas';
 import { remember, type StoredHook } from '../hook/keptHook';
-import { replaceDeleted, whyNotDelivering } from '../hook/lifecycle';
+import { enableIfStopped, replaceDeleted } from '../hook/lifecycle';
 import { ifFree } from '../hook/turns';
 import type { Check, Checked } from './check';
 import type { Counts } from './model/gapPlan';
@@ -51,11 +51,9 @@ async function checkNow(check: Check): Promise<Checked> {
 	const hook = await service.read(known.hookId);
 	if (hook) {
 		const readAt = Date.now();
-		const why = whyNotDelivering(hook);
-		if (!why) return { outcome: 'healthy', read: hook, readAt, hookId: hook.uuid, kept: known, healed };
-		await service.enable(hook.uuid);
-		healed.push(`enabled hook ${hook.uuid} again by the health check: ${why}`);
-		return { outcome: 'enabled', read: hook, readAt, hookId: hook.uuid, kept: known, healed };
+		const why = await enableIfStopped(service, hook);
+		if (why) healed.push(`enabled hook ${hook.uuid} again by the health check: ${why}`);
+		return { outcome: why ? 'enabled' : 'healthy', read: hook, readAt, hookId: hook.uuid, kept: known, healed };
 	}
 	// Deleted: the hook posting to the same URL with the wanted definition is adopted, else one is registered again.
 	const replaced = await replaceDeleted(ctx, service, known, check.params);

@@ -87,7 +87,7 @@ function webhookUrlOf(ctx: IHookFunctions): string {
 }
 
 /** Why the hook does not deliver, or undefined when it does. */
-export function whyNotDelivering(hook: Hook): string | undefined {
+function whyNotDelivering(hook: Hook): string | undefined {
 	if (!hook.status.enabled) {
 		return hook.status.status === 'new' ? 'it had never been enabled (an earlier activation stopped before enabling it)' : 'it had been disabled at the service';
 	}
@@ -96,7 +96,7 @@ export function whyNotDelivering(hook: Hook): string | undefined {
 }
 
 /** Enables a disabled hook and resumes an interrupted one (the same PATCH does both); why it had to, or undefined. */
-async function enableIfStopped(service: Service, hook: Hook): Promise<string | undefined> {
+export async function enableIfStopped(service: Service, hook: Hook): Promise<string | undefined> {
 	const why = whyNotDelivering(hook);
 	if (why) await service.enable(hook.uuid);
 	return why;
