@@ -86,9 +86,7 @@ export interface Checked {
 	/** The hook as read, before any repair; undefined when it had been deleted. */
 	read?: Hook;
 	readAt?: number;
-	/** The hook that delivers after the check. */
-	hookId?: string;
-	/** That hook as kept in the static data after the check (its UUID and the URL it posts to). */
+	/** The hook that delivers after the check, as kept in the static data (its UUID and the URL it posts to). */
 	kept?: StoredHook;
 	/** What was healed, and why: one line each in n8n's log (tell.ts). */
 	healed?: string[];
@@ -106,7 +104,7 @@ export interface Checked {
 
 /** A check past step 2, with the hook that delivers now. */
 export interface Hooked extends Check {
-	hook: Checked & { hookId: string; kept: StoredHook };
+	hook: Checked & { kept: StoredHook };
 }
 
 /** Step 3's finding: which heights may be missing, and which to replay now (model/gapPlan.ts). */
@@ -164,8 +162,8 @@ export function openRun(ctx: ITriggerFunctions, stillOpen: () => boolean = () =>
 
 /** The check after step 2 found the hook that delivers now; undefined when it found none (or could not look). */
 export function withHook(check: Check, checked: Checked): Hooked | undefined {
-	const { hookId, kept } = checked;
-	return hookId && kept ? { ...check, hook: { ...checked, hookId, kept } } : undefined;
+	const { kept } = checked;
+	return kept ? { ...check, hook: { ...checked, kept } } : undefined;
 }
 
 /** One check: the service through the credential as n8n keeps it now, the check's memory in this process, the hook kept. */

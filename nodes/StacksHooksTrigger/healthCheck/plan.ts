@@ -38,7 +38,7 @@ function observe({ ctx, memory, settings, hook: checked }: Hooked, heard: Heard)
 	const stoppedAt = checked.stoppedAt as Record<string, unknown> | undefined;
 	return {
 		now: checked.readAt ?? Date.now(),
-		hookId: checked.hookId,
+		hookId: checked.kept.hookId,
 		repaired: checked.repaired === true,
 		...(checked.resumedFrom && { resumedFrom: checked.resumedFrom }),
 		...(stoppedAt && {

@@ -21,9 +21,9 @@ import { takeStoppedAtActivation } from './model/checkState';
 /** The hook read, and repaired if it stopped; 'busy' when activation or deactivation holds the node's turn. */
 export async function repair(check: Check): Promise<Checked> {
 	const checked = (await ifFree(check.ctx, async () => await checkNow(check))) ?? { outcome: 'busy' };
-	if (!checked.hookId) return checked;
+	if (!checked.kept) return checked;
 	// Brought back by activation (n8n's start after an outage) rather than by a check: a repair all the same.
-	const atActivation = takeStoppedAtActivation(check.ctx, checked.hookId);
+	const atActivation = takeStoppedAtActivation(check.ctx, checked.kept.hookId);
 	const byActivation = checked.outcome === 'healthy' && atActivation !== undefined;
 	const repaired = checked.outcome === 'enabled' || checked.outcome === 'registered' || byActivation;
 	return {
@@ -53,7 +53,7 @@ async function checkNow(check: Check): Promise<Checked> {
 		const readAt = Date.now();
 		const why = await enableIfStopped(service, hook);
 		if (why) healed.push(`enabled hook ${hook.uuid} again by the health check: ${why}`);
-		return { outcome: why ? 'enabled' : 'healthy', read: hook, readAt, hookId: hook.uuid, kept: known, healed };
+		return { outcome: why ? 'enabled' : 'healthy', read: hook, readAt, kept: known, healed };
 	}
 	// Deleted: the hook posting to the same URL with the wanted definition is adopted, else one is registered again.
 	const replaced = await replaceDeleted(ctx, service, known, check.params);
@@ -64,7 +64,7 @@ async function checkNow(check: Check): Promise<Checked> {
 			? `hook ${known.hookId} had been deleted at the service; took over hook ${uuid}, which posts to the same URL`
 			: `hook ${known.hookId} had been deleted at the service; registered it again as ${uuid}`,
 	);
-	return { outcome: 'registered', hookId: uuid, kept: { hookId: uuid, webhookUrl: known.webhookUrl }, healed };
+	return { outcome: 'registered', kept: { hookId: uuid, webhookUrl: known.webhookUrl }, healed };
 }
 
 /**

@@ -33,12 +33,12 @@ export async function replay(check: Hooked, heard: Heard, plan: GapPlan): Promis
 				break;
 			}
 			try {
-				await check.service.evaluate(hook.hookId, { block_height: height });
+				await check.service.evaluate(hook.kept.hookId, { block_height: height });
 				entry.evaluated++;
 				replayed++;
 			} catch (error) {
 				// Gone (deactivated, deleted): the next check sees to the hook. Anything else: tried again at the next check.
-				replayError = isNotFound(error) ? `hook ${hook.hookId} is gone` : (error as Error).message;
+				replayError = isNotFound(error) ? `hook ${hook.kept.hookId} is gone` : (error as Error).message;
 				state.pending = addRange(state.pending, [height, to]);
 				break;
 			}

@@ -112,7 +112,7 @@ function alert(check: Hooked, gaps: GapOutcome): void {
 	const status = (hook.read?.status ?? {}) as Record<string, unknown>;
 	const { state, began, ended } = assess(before, {
 		now: Date.now(),
-		hookId: hook.hookId,
+		hookId: hook.kept.hookId,
 		wasInterrupted: hook.read?.status.status === 'interrupted',
 		// The schema says a number, not its unit: seconds are taken for milliseconds below 10^12 (the year 2001 in ms).
 		lastEvaluatedAt:

@@ -1,8 +1,8 @@
 /**
  * Which hook at the service is the node's own: its UUID and the URL it posts to, kept in the workflow's
  * static data, one slot for activation and one for listening for a test event. Written by the lifecycle
- * (lifecycle.ts) and the health check's repair (../healthCheck/repair.ts); read by them and by the check's call to the
- * trigger's own webhook (../healthCheck/model/ownWebhook.ts).
+ * (lifecycle.ts) and the health check's repair (../healthCheck/repair.ts); read by the lifecycle, and by the health
+ * check when it opens (../healthCheck/check.ts), which hands it on to its steps.
  */
 import type { IDataObject, IHookFunctions, ITriggerFunctions } from 'n8n-workflow';
 
