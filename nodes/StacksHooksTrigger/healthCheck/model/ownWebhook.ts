@@ -142,7 +142,6 @@ export async function callOwnWebhook(ctx: ITriggerFunctions, url: string, secret
 	return { received };
 }
 
-
 /**
  * What n8n took, as the check heard it:
  * - from the trigger's webhook (every process's notes, kept in the static data);
@@ -230,7 +229,8 @@ async function exchangeOnce(caller: Caller, hook: StoredHook, floor: number): Pr
 	// check reached the webhook before n8n restarted (the same n8n, at the same local address: the plan of the first check
 	// after a start is then kept before it replays); the one that answered last first (an address that takes the
 	// connection and never answers costs the call's time-out only once).
-	const own = internalBase(internalAddress) ? undefined : (ownUrls.get(nodeKey(ctx)) ?? keptVia(ctx));
+	const internal = internalBase(internalAddress) !== undefined;
+	const own = internal ? undefined : (ownUrls.get(nodeKey(ctx)) ?? keptVia(ctx));
 	const urls = [...new Set([memory.via, url, own].filter((candidate): candidate is string => candidate !== undefined && (candidate === url || candidate === own)))];
 	const call = async (at: string, again: boolean): Promise<Received | Error> => {
 		try {
@@ -257,6 +257,6 @@ async function exchangeOnce(caller: Caller, hook: StoredHook, floor: number): Pr
 	const why = `the trigger's webhook at ${url} could not be reached${own ? `, nor where n8n took its deliveries (${own})` : ''}`;
 	const local = localReceived(ctx, floor);
 	const callError = failed?.message ?? 'not called';
-	const awaiting = own === undefined && !internalBase(internalAddress) ? { awaitingDelivery: true as const } : {};
+	const awaiting = own === undefined && !internal ? { awaitingDelivery: true as const } : {};
 	return local ? { received: local, unreachable: why, callError, ...awaiting } : { blind: why, callError, ...awaiting };
 }
