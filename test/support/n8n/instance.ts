@@ -158,6 +158,10 @@ export async function startN8nProcess(opts: StartOptions = {}) {
 		// 2.x calls out at start without it; 1.x has no such module and refuses the name.
 		...(major >= 2 ? { N8N_DISABLED_MODULES: 'mcp-registry' } : {}),
 		N8N_HIRING_BANNER_ENABLED: 'false',
+		// Node's on-disk code cache for n8n's modules (Node 22.1+; older Nodes ignore it), beside the host's tree: a run
+		// starts n8n about fifty times, and each start after the first compiles less (8.2 against 10.0 s of CPU for a
+		// start, measured on this machine). It changes nothing n8n does; deleting node_modules clears it.
+		NODE_COMPILE_CACHE: path.join(host.hostDir, 'node_modules', '.node-compile-cache'),
 		// n8n trusts its own certificate, as a public one would be: the trigger's health check calls the
 		// trigger's own webhook URL (healthCheck/model/ownWebhook.ts).
 		...(tls ? { N8N_SSL_KEY: tls.keyPath, N8N_SSL_CERT: tls.certPath, NODE_EXTRA_CA_CERTS: tls.certPath } : {}),
