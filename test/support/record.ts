@@ -83,6 +83,8 @@ export interface RecordSetup {
 	notify?: { workflowId: string; hookUuid: string };
 	dataTable?: { workflowId: string; hookUuid: string };
 	act?: { workflowId: string; hookUuid: string };
+	/** Where the test calls n8n's production webhooks (the Backfill workflow's): n8n's public address, unless told. */
+	webhookBaseUrl: string;
 }
 
 /** The recipes with this n8n's credentials and the receiver's address, as a user sets them up; `triggerOptions` set on their triggers' Options. */
@@ -124,9 +126,11 @@ export async function setUpRecipes(
 	postgres: Postgres,
 	stacksCredential: { id: string; name: string },
 	triggerOptions: Record<string, unknown> = {},
-	opts: { ledgerOnly?: boolean } = {},
+	opts: { ledgerOnly?: boolean; webhookBaseUrl?: string } = {},
 ): Promise<RecordSetup> {
-	if (postgres.database !== LEDGER_DATABASE) await postgres.query(`CREATE DATABASE ${LEDGER_DATABASE}`);
+	// Once per server: the queue suite sets up two accounts' recipes on one stack, each script in heights of its own.
+	const [[exists]] = await postgres.query(`SELECT count(*) FROM pg_database WHERE datname = '${LEDGER_DATABASE}'`);
+	if (exists === '0') await postgres.query(`CREATE DATABASE ${LEDGER_DATABASE}`);
 	const pgCredential = await n8n.api.createCredential({
 		name: 'Ledger database',
 		type: 'postgres',
@@ -147,6 +151,7 @@ export async function setUpRecipes(
 		postgres,
 		receiver,
 		stacksCredential,
+		webhookBaseUrl: opts.webhookBaseUrl ?? n8n.webhookBaseUrl,
 		ledger: { workflowId: ids[0], hookUuid: hookOf('Ledger') },
 		...(!opts.ledgerOnly && {
 			notify: { workflowId: ids[1], hookUuid: hookOf('Notify once') },
@@ -240,7 +245,7 @@ function backfillWorkflow(stacks: { id: string; name: string }): WorkflowJson {
 
 /** Backfill of [from, to] into the recipes' hooks, by the Backfill workflow; resolves with its last node's output. */
 export async function backfill(setup: RecordSetup, from: number, to: number): Promise<unknown> {
-	const answer = await setup.n8n.request(`${setup.n8n.webhookBaseUrl}webhook/${BACKFILL_PATH}`, {
+	const answer = await setup.n8n.request(`${setup.webhookBaseUrl}webhook/${BACKFILL_PATH}`, {
 		method: 'POST',
 		body: { from, to, ledger: setup.ledger.hookUuid, notify: setup.notify!.hookUuid, dataTable: setup.dataTable!.hookUuid, act: setup.act!.hookUuid },
 		timeoutMs: 180_000,
