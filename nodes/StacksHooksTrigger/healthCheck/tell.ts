@@ -132,7 +132,7 @@ function alert(check: Hooked, gaps: GapOutcome): void {
  */
 export function tell(check: Check, checked: Checked, gapFindings?: GapFindings): GapOutcome | undefined {
 	const { ctx, said, where, meta } = check;
-	if (said.failing) ctx.logger.info(`Stacks Hooks Trigger "${ctx.getNode().name}": the health check reaches the service again`);
+	if (said.failing) ctx.logger.info(`${where}: the health check reaches the service again`, meta);
 	said.failing = false;
 	for (const line of checked.healed ?? []) ctx.logger.info(`${where}: ${line}`, meta);
 	if (!gapFindings) return undefined;
