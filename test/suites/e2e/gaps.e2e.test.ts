@@ -34,14 +34,13 @@ import { EXAMPLE_SENDER, loadExample, TRIGGER_TYPE } from '../../support/example
 import type { WorkflowJson } from '../../support/n8n/api';
 import { type Postgres, startPostgres } from '../../support/n8n/servers';
 import { startStack, type Stack, UNREACHABLE_PUBLIC_URL } from '../../support/n8n/stack';
-import { alertsOf, CHECK_MINUTES, CHECK_MS, describeGapResult, expectQuietTail, GAPS_EMULATOR, gapSeeds, runGapSequence, settledLedger, undoneInLog, until, withoutExcused } from '../../support/gaps';
+import { alertsOf, CHECK_MINUTES, CHECK_MS, describeGapResult, expectQuietTail, GAPS_EMULATOR, gapSeeds, runGapSequence, settledLedger, triggerLog, undoneInLog, until, withoutExcused } from '../../support/gaps';
 import { expectLedgerEqualsChain, heightsOfTag, hookNamed, LEDGER_DATABASE, ledgerRows, type RecordSetup, setUpRecipes } from '../../support/record';
 
 const API_KEY = 'gaps-test-key';
 const SECRET = 'e2e-gaps-consumer-secret-0123456789abcdef';
 
 let stack: Stack;
-const triggerLines = () => stack.n8n.logs().split('\n').filter((line) => line.includes('Stacks Hooks Trigger')).join('\n');
 let postgres: Postgres;
 let setup: RecordSetup;
 
@@ -86,7 +85,7 @@ describe("the trigger closes its own gaps (regular mode, n8n's public address un
 				undoneReported: () => undoneInLog(stack.n8n.logs()),
 			});
 			console.log(describeGapResult('regular mode', result, seed));
-			if (!Number.isFinite(result.settledAfterMs)) console.log(`the trigger said:\n${triggerLines()}`);
+			if (!Number.isFinite(result.settledAfterMs)) console.log(`the trigger said:\n${triggerLog(stack.n8n)}`);
 			// Missing nothing; extra only the events of blocks the trigger reported undone without their rollback, or took just before the kill.
 			expectLedgerEqualsChain({ script: result.script, rows: withoutExcused(result.rows, result.script.expectedRows, [...result.undone, ...result.unknowable]) });
 			expect(Number.isFinite(result.settledAfterMs)).toBe(true);
@@ -99,9 +98,9 @@ describe("the trigger closes its own gaps (regular mode, n8n's public address un
 			const unknownStart = (await alertsOf(stack.n8n, setup.ledger.workflowId)).filter((alert) => /cannot tell where the gap began/.test(alert.message));
 			expect(unknownStart).toEqual([]);
 
-			await expectQuietTail(setup, result, { n8n: stack.n8n, emu: stack.emu, triggerLines });
+			await expectQuietTail(setup, result, { n8n: stack.n8n, emu: stack.emu });
 			// The check never reached the public address; it said where it heard its webhook instead: where n8n took deliveries.
-			expect(triggerLines()).toMatch(/the health check calls the trigger's webhook where this n8n process takes its deliveries \(https:\/\/127\.0\.0\.1:\d+\/webhook\//);
+			expect(triggerLog(stack.n8n)).toMatch(/the health check calls the trigger's webhook where this n8n process takes its deliveries \(https:\/\/127\.0\.0\.1:\d+\/webhook\//);
 		}, 15 * 60_000);
 	}
 });
@@ -221,7 +220,7 @@ describe('the Error Workflow hears of what the trigger cannot mend (regular mode
 		const ranges = overLimit.map((alert) => /Backfill heights (\d+-\d+)/.exec(alert)?.[1]);
 		const said = { stalled: stalledAlerts.length, overLimit: Math.min(overLimit.length, 1), failing: failingAlerts.length, overLimitRepeated: ranges.length - new Set(ranges).size };
 		if (JSON.stringify(said) !== JSON.stringify({ stalled: 1, overLimit: 1, failing: 1, overLimitRepeated: 0 }) || overLimit.length > 1) {
-			console.log(`alerts: ${JSON.stringify(await alerts(), null, 1)}\ntrigger log:\n${stack.n8n.logs().split('\n').filter((line) => line.includes('Stacks Hooks Trigger')).join('\n')}`);
+			console.log(`alerts: ${JSON.stringify(await alerts(), null, 1)}\ntrigger log:\n${triggerLog(stack.n8n)}`);
 		}
 		expect(said).toEqual({ stalled: 1, overLimit: 1, failing: 1, overLimitRepeated: 0 });
 		expect(overLimit[0]).toMatch(/Backfill heights \d+-\d+ with the Stacks Hooks node/);
@@ -462,7 +461,7 @@ describe('several triggers of one account catch up after an n8n outage within th
 					.join('\n');
 				console.log(
 					`heights evaluated more than once:\n${again}\n429s: ${JSON.stringify(limited.map((request) => `${request.method} ${request.path} at ${request.at}`))}\n` +
-						`the trigger said:\n${triggerLines()}`,
+						`the trigger said:\n${triggerLog(stack.n8n)}`,
 				);
 			}
 

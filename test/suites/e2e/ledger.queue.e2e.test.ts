@@ -32,7 +32,7 @@ import { setTimeout as sleep } from 'timers/promises';
 
 import { REORG_MARGIN } from '../../../nodes/StacksHooksTrigger/healthCheck/model/gapPlan';
 import { EXAMPLE_SENDER, loadExample, TRIGGER_TYPE } from '../../support/examples';
-import { alertsOf, CHECK_MINUTES, CHECK_MS, describeGapResult, describeTail, expectQuietTail, GAPS_EMULATOR, gapSeeds, healthyTail, runGapSequence, TAIL_CHECKS, undoneInLog, withoutExcused } from '../../support/gaps';
+import { alertsOf, CHECK_MINUTES, CHECK_MS, describeGapResult, describeTail, expectQuietTail, GAPS_EMULATOR, gapSeeds, healthyTail, runGapSequence, TAIL_CHECKS, triggerLog, undoneInLog, withoutExcused } from '../../support/gaps';
 import { type QueueStack, startQueueStack } from '../../support/n8n/queue';
 import { emulatorWithCredential, UNREACHABLE_PUBLIC_URL } from '../../support/n8n/stack';
 import { ACT_DEPTH, describeResult, expectActedOnceFinal, expectLedgerEqualsChain, expectNotifiedOnce, type RecordSetup, runSequence, sequenceSeeds, setUpRecipes, STREAM_EMULATOR } from '../../support/record';
@@ -40,7 +40,6 @@ import { ACT_DEPTH, describeResult, expectActedOnceFinal, expectLedgerEqualsChai
 const API_KEY = 'gaps-queue-key';
 
 let stack: QueueStack;
-const triggerLines = () => stack.main.logs().split('\n').filter((line) => line.includes('Stacks Hooks Trigger')).join('\n');
 let setup: RecordSetup;
 /** The load balancer's own address: the trigger's Internal Webhook Address, as the README's Queue mode says for this topology. */
 let internalWebhookAddress: string;
@@ -100,7 +99,7 @@ describe("the trigger closes its own gaps (queue mode, two webhook processes, tw
 								.map((block) => `${new Date(report.at).toISOString().slice(11, 23)} ${direction} ${block.block_identifier.index} ${block.block_identifier.hash.slice(-8)} in ${report.direction} of ${report.blockHeight}: ${report.status ?? report.error}${report.silent ? ' SILENT' : ''}${report.dropped ? ' dropped' : ''} attempt ${report.attempt}`),
 						),
 					);
-				console.log(`the trigger said:\n${triggerLines()}\n\nthe extra blocks' deliveries:\n${story.join('\n')}`);
+				console.log(`the trigger said:\n${triggerLog(stack.main)}\n\nthe extra blocks' deliveries:\n${story.join('\n')}`);
 			}
 			// Missing nothing; extra only the events of blocks the trigger reported undone without their rollback, or took just before the kill.
 			expectLedgerEqualsChain({ script: result.script, rows: withoutExcused(result.rows, result.script.expectedRows, [...result.undone, ...result.unknowable]) });
@@ -108,11 +107,11 @@ describe("the trigger closes its own gaps (queue mode, two webhook processes, tw
 			expect(result.faults.silentDrops).toBeGreaterThan(0);
 			expect(result.faults.interruptions).toBe(1);
 
-			await expectQuietTail(setup, result, { n8n: stack.main, emu: stack.emu, triggerLines });
+			await expectQuietTail(setup, result, { n8n: stack.main, emu: stack.emu });
 			// The check heard the webhook processes at the Internal Webhook Address (blind only while both were down, and
 			// then said nothing to the Error Workflow, which expectQuietTail checked); the main, which takes no delivery,
 			// never counted on its own notes.
-			expect(triggerLines()).not.toMatch(/counts what this n8n process took itself/);
+			expect(triggerLog(stack.main)).not.toMatch(/counts what this n8n process took itself/);
 		}, 15 * 60_000);
 	}
 });
