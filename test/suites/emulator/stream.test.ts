@@ -21,7 +21,8 @@ interface ScriptedReceiver {
 	url: string;
 	/** Every request, in arrival order, with when it arrived and when it was answered. */
 	log: Array<{ body: DeliveryPayload; at: number; answeredAt?: number }>;
-	answer: (body: DeliveryPayload, index: number) => { status: number; delayMs?: number };
+	/** The answer to a request: its status, after `delayMs` or once `after` settles (a gate the test opens). */
+	answer: (body: DeliveryPayload, index: number) => { status: number; delayMs?: number; after?: Promise<unknown> };
 	close(): Promise<void>;
 }
 
@@ -33,11 +34,13 @@ async function startScriptedReceiver(): Promise<ScriptedReceiver> {
 		request.on('end', () => {
 			const entry: ScriptedReceiver['log'][number] = { body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as DeliveryPayload, at: Date.now() };
 			receiver.log.push(entry);
-			const { status, delayMs = 0 } = receiver.answer(entry.body, receiver.log.length - 1);
-			setTimeout(() => {
+			const { status, delayMs = 0, after } = receiver.answer(entry.body, receiver.log.length - 1);
+			const send = () => {
 				entry.answeredAt = Date.now();
 				response.writeHead(status).end();
-			}, delayMs);
+			};
+			if (after) void after.then(send, send);
+			else setTimeout(send, delayMs);
 		});
 	});
 	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -80,20 +83,27 @@ describe('a hook\'s stream', () => {
 	it('sends the next block only once the one before is answered; another hook does not wait', async () => {
 		const slow = await hook('slow');
 		const other = await startScriptedReceiver();
+		// The slow receiver answers only once the test opens this gate, however long the machine takes to deliver the rest.
+		let open!: () => void;
+		const gate = new Promise<void>((resolve) => (open = resolve));
+		const sent: Array<Promise<unknown>> = [];
 		try {
 			const fast = await hook('fast', other.url);
-			receiver.answer = () => ({ status: 200, delayMs: 300 });
-			const first = emulator.injectBlock(block(1));
-			const second = emulator.injectBlock(block(2));
-			await sleep(150);
-			// The first is in flight at the slow receiver; the second waits for it. The other hook has both.
-			expect(heightsSeen(slow.uuid)).toEqual(['1']);
+			receiver.answer = () => ({ status: 200, after: gate });
+			sent.push(emulator.injectBlock(block(1)), emulator.injectBlock(block(2)));
+			for (const deadline = Date.now() + 10_000; other.log.length < 2 && Date.now() < deadline; ) await sleep(10);
+			// The other hook has both; the first is still unanswered at the slow receiver, and the second waits for it.
 			expect(other.log.map((entry) => entry.body.event.apply[0].block_identifier.index)).toEqual([1, 2]);
-			await Promise.all([first, second]);
+			expect(heightsSeen(slow.uuid)).toEqual(['1']);
+			open();
+			await Promise.all(sent);
 			expect(heightsSeen(slow.uuid)).toEqual(['1', '2']);
 			expect(receiver.log[1].at).toBeGreaterThanOrEqual(receiver.log[0].answeredAt!);
 			expect(fast.uuid).not.toBe(slow.uuid);
 		} finally {
+			// Nothing of this test is left in flight for the next one's receiver log.
+			open();
+			await Promise.allSettled(sent);
 			await other.close();
 		}
 	});
