@@ -26,7 +26,7 @@ class EndToEndLast extends Sequencer {
 		// Two workers share the real-n8n suites (jest.config.js): the longest first, so that the two lanes
 		// end together; the compatibility smoke test last, as it needs the other n8n versions' hosts,
 		// installed after the default one.
-		const ORDER = ['ledger.queue', 'lifecycle.random', 'queue', 'record', 'gaps', 'examples', 'trigger', 'deliveries', 'install', 'compat'];
+		const ORDER = ['queue', 'lifecycle.random', 'record', 'gaps', 'examples', 'trigger', 'deliveries', 'install', 'compat'];
 		const endToEnd = sorted.filter(isEndToEnd).sort(byRank(ORDER, '.e2e.test.ts', ORDER.indexOf('trigger')));
 		process.env.STACKS_HOOKS_E2E_SUITES = endToEnd.map((test) => test.path).join('\n');
 		// The fast suites that take longest first (on a fresh clone jest has no timings yet and goes by

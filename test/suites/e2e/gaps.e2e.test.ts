@@ -19,7 +19,7 @@
  * Internal Webhook Address set to where n8n reaches itself, under the free tier's rate limit scaled
  * ten times faster; n8n down longer than the service's retries, blocks mined meanwhile; each hook
  * replays what it missed once, within the rate limit, and every ledger equals the chain. Queue mode:
- * ledger.queue.e2e.test.ts.
+ * queue.e2e.test.ts.
  *
  * GAPS_SEQUENCES=<n> runs n scripts instead of one; GAPS_SEED=<seed> replays one.
  */

@@ -7,7 +7,7 @@
  * ledgers (PostgreSQL, n8n's Data Table) equal the canonical chain and Notify Once sent what it
  * promises, also past the 1,000,000 announcements where its Remove Duplicates used to stop. With "Immediately", a slow write lets a rollback overtake the apply it
  * undoes, and the ledger keeps an event the chain dropped: shown, deterministically, by holding the
- * apply's row lock. The queue-mode runs are in ledger.queue.e2e.test.ts.
+ * apply's row lock. The queue-mode runs are in queue.e2e.test.ts.
  *
  * RECORD_SEQUENCES=<n> runs n in-order scripts instead of one; RECORD_SEED=<seed> replays one.
  */

@@ -27,7 +27,7 @@ const COLUMNS: Array<{ title: string; suites: string[]; tests?: string; notTests
 	{ title: 'Random lifecycles with SIGKILL', suites: ['lifecycle.random.e2e'] },
 	{ title: 'Generated deliveries', suites: ['deliveries.e2e'] },
 	{ title: 'Example workflows (action node, trigger)', suites: ['examples.e2e'], notTests: EDITOR },
-	{ title: 'Queue mode', suites: ['queue.e2e'] },
+	{ title: 'Queue mode', suites: ['queue.e2e'], tests: 'each process at its job' },
 	{ title: 'Editor in a browser', suites: ['examples.e2e'], tests: EDITOR },
 ];
 
