@@ -7,6 +7,7 @@
  * The official schema (the emulator's checkDelivery) is the oracle of what is valid.
  */
 import fc from 'fast-check';
+import { isDeepStrictEqual } from 'node:util';
 import type { IDataObject } from 'n8n-workflow';
 
 import { checkDelivery, type DeliveryPayload } from '../../emulator';
@@ -41,6 +42,15 @@ beforeAll(async () => {
 });
 
 const post = (body: unknown) => deliverToTrigger(body, activated, parameters);
+
+/**
+ * `expect(actual).toEqual(expected)`, with Node's isDeepStrictEqual tried first: a strict match is a toEqual match,
+ * and anything else goes to toEqual, so the verdict and the failure's diff are jest's. On blocks of up to 2,000
+ * transactions jest's deep equality was a fifth of this suite's CPU (27 against 34 s of user time, the suite alone).
+ */
+function expectEqual(actual: unknown, expected: unknown): void {
+	if (!isDeepStrictEqual(actual, expected)) expect(actual).toEqual(expected);
+}
 
 /** The items a delivery must give, written from the payload's documented fields (README, "What an item looks like"). */
 function expectedItems(payload: DeliveryPayload): IDataObject[] {
@@ -78,7 +88,7 @@ it(`answers ${runs.toLocaleString('en')} valid deliveries 200, each turned into 
 			expect(result.status).toBe(200);
 			expect(result.sentBody).toEqual({ received: true, items: count });
 			const items = result.response.workflowData?.[0].map((item) => item.json) ?? [];
-			expect(items).toEqual(expectedItems(payload));
+			expectEqual(items, expectedItems(payload));
 			if (count === 0) expect(result.response.workflowData).toBeUndefined();
 			seen.deliveries++;
 			seen.transactions += count;
