@@ -1,4 +1,4 @@
-/* eslint-disable no-console -- test code: it runs in Node, not inside n8n (CONTRIBUTING.md, Commands) */
+/* eslint-disable no-console, @n8n/community-nodes/no-restricted-imports -- test code: it runs in Node, not inside n8n (CONTRIBUTING.md, Commands) */
 /**
  * Properties of the trigger's webhook() through n8n-core's webhook context, over generated
  * deliveries (test/support/deliveryArbitraries.ts): every valid delivery is answered 200 and
