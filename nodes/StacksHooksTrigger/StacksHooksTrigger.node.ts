@@ -12,7 +12,6 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import '../shared/n8nVersion';
 
 import { CREDENTIAL_TYPE } from '../shared/constants';
-import { triggerOnProperty } from '../shared/eventFilters';
 import { hookOptionsProperty } from '../shared/hookOptions';
 import { answerModeFields, answerModeProperty, answerModeQueueNotice } from './delivery/answerMode';
 import { receiveDelivery } from './delivery/receive';
@@ -23,6 +22,7 @@ import { DEFAULT_HEALTH_CHECK_MINUTES } from './hook/checkInterval';
 import { checkExists, create, remove } from './hook/lifecycle';
 import { testEventResponse } from './listening/handOver';
 import { sampleBlockProperties } from './listening/sampleBlock';
+import { watchProperties } from './watch/watching';
 
 export class StacksHooksTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -36,7 +36,7 @@ export class StacksHooksTrigger implements INodeType {
 		// `if (nodeVersion === 1) binaryData = workflow.expression.getSimpleParameterValue(...)`, n8n 2.41).
 		// That sandboxed evaluation costs more than everything else a delivery needs (npm run bench, 1a-1c).
 		version: 1.1,
-		subtitle: '={{ ($parameter["events"].filter || []).map(f => f.type).join(", ") }}',
+		subtitle: '={{ $parameter["watch"] === "addresses" ? "Watch list" : ($parameter["events"].filter || []).map(f => f.type).join(", ") }}',
 		description: 'Starts the workflow when matching events happen on the Stacks blockchain',
 		// What the editor shows while it listens for a test event.
 		eventTriggerDescription: 'Waiting for matching events on the Stacks blockchain, or for the Sample Block to be replayed',
@@ -62,7 +62,7 @@ export class StacksHooksTrigger implements INodeType {
 				type: 'notice',
 				default: '',
 			},
-			triggerOnProperty,
+			...watchProperties,
 			{
 				displayName: 'Hook Name',
 				name: 'hookName',

@@ -6,8 +6,8 @@ import type { IDataObject, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 import type { z } from 'zod';
 
+import type { EventFilter } from './chainEvents';
 import type { Network } from './constants';
-import { toEventFilters } from './eventFilters';
 import { toHookOptions } from './hookOptions';
 import { type Definition, definitionSchema, describeIssues } from './schemas';
 
@@ -15,7 +15,8 @@ export interface DefinitionParameters {
 	name: string;
 	webhookUrl: string;
 	network: Network;
-	events: IDataObject | undefined;
+	/** The service's filter objects (eventFilters.ts builds them from the `events` parameter); checked here. */
+	filters: readonly IDataObject[] | readonly EventFilter[];
 	options?: IDataObject;
 }
 
@@ -42,7 +43,7 @@ export function buildDefinition(node: INode, params: DefinitionParameters, itemI
 			version: '1',
 			chain: 'stacks',
 			network: params.network,
-			filters: { events: toEventFilters(params.events) },
+			filters: { events: params.filters },
 			...(options ? { options } : {}),
 			action: { type: 'http_post', url: params.webhookUrl },
 		},

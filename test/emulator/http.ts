@@ -45,9 +45,9 @@ export async function readBody(request: IncomingMessage, limit: number): Promise
 	return { text: Buffer.concat(chunks).toString('utf8'), tooLarge: size > limit };
 }
 
-/** The JSON body, or undefined when there is none; 400 on a body that is too large, not JSON or not declared as JSON. */
+/** The JSON body, or undefined when there is none; 413 on a body that is too large, 400 on one not JSON or not declared as JSON. */
 export function jsonBody(request: IncomingMessage, raw: RawBody, limit: number): unknown {
-	if (raw.tooLarge) throw badRequest(`Request body exceeds ${limit} bytes`);
+	if (raw.tooLarge) throw new HttpError(413, `Request body is too large: more than ${limit} bytes`);
 	if (raw.text === '') return undefined;
 	if (request.headers['content-type']?.split(';')[0].trim().toLowerCase() !== 'application/json') throw badRequest('Content-Type must be application/json');
 	try {

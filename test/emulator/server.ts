@@ -26,7 +26,7 @@ const CONTROL_BODY_LIMIT = 64 * 1024 * 1024;
 /** A dropped answer: none is sent ('hang'), or the connection is destroyed ('reset'). */
 type Dropped = { drop: 'hang' | 'reset' };
 
-type Config = Required<Omit<ConfigPatch, 'retryAfterSeconds' | 'rateLimit'>> & { rateLimit: RateLimit | null; retryAfterSeconds?: number };
+type Config = Required<Omit<ConfigPatch, 'retryAfterSeconds' | 'rateLimit' | 'maxFilters'>> & { rateLimit: RateLimit | null; retryAfterSeconds?: number; maxFilters: number | null };
 
 /** A delivery fault: the next `count` deliveries (to one hook, or any) lose their answer, or are dropped without a word. */
 interface DeliveryFault {
@@ -77,7 +77,7 @@ export class Emulator {
 	readonly requests: RecordedRequest[] = [];
 	readonly deliveries: DeliveryReport[] = [];
 	readonly store: Store;
-	readonly rules: DefinitionRules;
+	private readonly fixedRules: Omit<DefinitionRules, 'maxFilters'>;
 	private readonly config: Config;
 	private readonly limiter = new RateLimiter(() => this.config.rateLimit);
 	private readonly faults = new Faults();
@@ -98,7 +98,7 @@ export class Emulator {
 	private readonly server = http.createServer((request, response) => void this.handle(request, response));
 
 	constructor(options: EmulatorOptions) {
-		this.rules = { network: options.network ?? 'testnet', allowHttpWebhooks: options.allowHttpWebhooks ?? false };
+		this.fixedRules = { network: options.network ?? 'testnet', allowHttpWebhooks: options.allowHttpWebhooks ?? false };
 		this.store = new Store(options.accounts ?? [{ apiKey: 'test-api-key' }]);
 		this.client = new DeliveryClient({ ca: options.deliveryCa, insecure: options.deliveryInsecure });
 		this.config = {
@@ -106,6 +106,8 @@ export class Emulator {
 			retryAfterSeconds: options.retryAfterSeconds,
 			latencyMs: options.latencyMs ?? 0,
 			maxHooksPerAccount: options.maxHooksPerAccount ?? 1000,
+			maxRequestBytes: options.maxRequestBytes ?? API_BODY_LIMIT,
+			maxFilters: options.maxFilters ?? null,
 			interruptAfterFailures: options.interruptAfterFailures ?? 3,
 			secretHeader: options.secretHeader ?? 'x-hook-consumer-secret',
 			retryDelaysMs: options.retryDelaysMs ?? [],
@@ -299,6 +301,11 @@ export class Emulator {
 
 	// -- for the API handlers, and deliveries ---------------------------------------
 
+	/** What a definition must keep to: the network served, https actions, the filter limit configured now. */
+	get rules(): DefinitionRules {
+		return { ...this.fixedRules, maxFilters: this.config.maxFilters };
+	}
+
 	maxHooksPerAccount(): number {
 		return this.config.maxHooksPerAccount;
 	}
@@ -380,7 +387,8 @@ export class Emulator {
 	}
 
 	private async answerApi(request: IncomingMessage, url: URL): Promise<Reply | Dropped> {
-		const raw = await readBody(request, API_BODY_LIMIT);
+		const limit = this.config.maxRequestBytes;
+		const raw = await readBody(request, limit);
 		const method = request.method ?? 'GET';
 		const record: RecordedRequest = {
 			method,
@@ -411,7 +419,7 @@ export class Emulator {
 					const path = apiPath(url.pathname);
 					const found = path === null ? null : route(API_ROUTES, method, path);
 					if (!found) throw new HttpError(404, `No endpoint at ${url.pathname}`);
-					return found.handler(this, { query: url.searchParams, body: jsonBody(request, raw, API_BODY_LIMIT), account }, found.params);
+					return found.handler(this, { query: url.searchParams, body: jsonBody(request, raw, limit), account }, found.params);
 				});
 		if (fault?.drop) return { drop: fault.drop };
 		record.status = reply.status;

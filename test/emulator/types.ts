@@ -34,6 +34,13 @@ export interface EmulatorOptions {
 	/** Default 1000. */
 	maxHooksPerAccount?: number;
 	/**
+	 * The largest API request body taken; a larger one is answered 413. Default 1 MiB: the default body limit of
+	 * fastify, the server the real service's API is built on (its actual limit is not public).
+	 */
+	maxRequestBytes?: number;
+	/** The most event filters one hook's definition may hold (400 past it, as the schema's maxItems words it); default null: no limit (the real service's is not public). */
+	maxFilters?: number | null;
+	/**
 	 * After this many failed deliveries in a row, a hook's status becomes `interrupted` and nothing more is
 	 * delivered to it, though `enabled` stays true; enabling it again resumes it. Default 3.
 	 */
@@ -57,7 +64,10 @@ export interface EmulatorOptions {
 }
 
 export type ConfigPatch = Partial<
-	Pick<EmulatorOptions, 'rateLimit' | 'retryAfterSeconds' | 'latencyMs' | 'maxHooksPerAccount' | 'secretHeader' | 'interruptAfterFailures' | 'retryDelaysMs' | 'deliveryTimeoutMs'>
+	Pick<
+		EmulatorOptions,
+		'rateLimit' | 'retryAfterSeconds' | 'latencyMs' | 'maxHooksPerAccount' | 'maxRequestBytes' | 'maxFilters' | 'secretHeader' | 'interruptAfterFailures' | 'retryDelaysMs' | 'deliveryTimeoutMs'
+	>
 >;
 
 export interface RecordedRequest {

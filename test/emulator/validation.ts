@@ -39,12 +39,17 @@ function parse<S extends TSchema>(schema: S, body: unknown): Static<S> {
 export interface DefinitionRules {
 	network: Network;
 	allowHttpWebhooks: boolean;
+	/** The most event filters a definition may hold; null: no limit. */
+	maxFilters: number | null;
 }
 
 export function parseDefinition(body: unknown, rules: DefinitionRules): ChainhookDefinition {
 	accept(checkDefinition(requireObject(body), { allowHttp: rules.allowHttpWebhooks }));
 	const definition = body as ChainhookDefinition;
 	if (definition.network !== rules.network) throw badRequest(`network: this service serves ${rules.network}, not ${definition.network}`);
+	if (rules.maxFilters !== null && definition.filters.events.length > rules.maxFilters) {
+		throw badRequest(`filters.events: must NOT have more than ${rules.maxFilters} items`);
+	}
 	return definition;
 }
 
@@ -122,6 +127,8 @@ const ConfigPatchSchema = strict(
 		retryAfterSeconds: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()])),
 		latencyMs: Type.Optional(Type.Integer({ minimum: 0 })),
 		maxHooksPerAccount: Type.Optional(Type.Integer({ minimum: 0 })),
+		maxRequestBytes: Type.Optional(Type.Integer({ minimum: 1 })),
+		maxFilters: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()])),
 		secretHeader: Type.Optional(
 			Type.Union([Type.Literal('x-hook-consumer-secret'), Type.Literal('x-chainhook-consumer-secret'), Type.Literal('authorization')]),
 		),

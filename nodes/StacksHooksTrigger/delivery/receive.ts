@@ -7,12 +7,13 @@
  */
 import type { IDataObject, INode, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
-import type { EventFilter } from '../../shared/chainEvents';
-import { toEventFilters } from '../../shared/eventFilters';
+import type { Network } from '../../shared/constants';
 import { answerCheck, isCheck, noteOwnUrl } from '../healthCheck/model/ownWebhook';
 import { noteDelivery } from '../healthCheck/model/received';
 import { deliveryToItems, type OutputMode, type RollbackMode } from '../items/deliveryItems';
 import { handOverTestDelivery, receiveTestDelivery } from '../listening/handOver';
+import { nodeKey } from '../nodeKey';
+import { readWatchParameters, watchingOf } from '../watch/watching';
 import { isAuthentic } from './accountSecret';
 import { PresentedSecrets, presentedSecrets } from './consumerSecret';
 import { checkDeliveryShape } from './shape';
@@ -49,12 +50,13 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookR
 	}
 
 	const output = option<OutputMode>(ctx, node, 'output', 'transaction');
-	const items = deliveryToItems(
-		shape.delivery,
-		output,
-		option<RollbackMode>(ctx, node, 'rollbacks', 'include'),
-		output === 'event' ? (toEventFilters(ctx.getNodeParameter('events', {}) as IDataObject) as unknown as EventFilter[]) : [],
-	);
+	// What the trigger watches is read only where it shapes the items: events are selected by it, a list names their addresses.
+	const watching =
+		output === 'event' || option<string>(ctx, node, 'watch', 'filters') === 'addresses'
+			? // The list was checked at activation on the credential's network, which is the delivery's.
+				watchingOf(node, readWatchParameters(ctx), shape.delivery.event.network as Network, nodeKey(ctx, node))
+			: undefined;
+	const items = deliveryToItems(shape.delivery, output, option<RollbackMode>(ctx, node, 'rollbacks', 'include'), watching);
 	const accepted = { received: true, items: items.length };
 	// Nothing left to output (e.g. only rollbacks, ignored): no execution.
 	if (items.length === 0) return answer(200, accepted);

@@ -24,6 +24,8 @@ import { logHealed } from './log';
 import { inTurn } from './turns';
 import { listeningSample, replaySampleBlock } from '../listening/sampleBlock';
 import { nodeKey } from '../nodeKey';
+import { sizeRefusal } from '../watch/refusal';
+import { readWatchParameters, type WatchParameters, watchingOf } from '../watch/watching';
 
 function defaultHookName(ctx: HookOwner): string {
 	const workflow = ctx.getWorkflow();
@@ -33,7 +35,7 @@ function defaultHookName(ctx: HookOwner): string {
 /** The node's parameters that make up its hook. */
 export interface HookParameters {
 	hookName: string;
-	events: IDataObject;
+	watching: WatchParameters;
 	options: IDataObject;
 }
 
@@ -41,7 +43,7 @@ export interface HookParameters {
 export function hookParameters(ctx: HookOwner): HookParameters {
 	return {
 		hookName: (ctx.getNodeParameter('hookName', '') as string).trim(),
-		events: ctx.getNodeParameter('events', {}) as IDataObject,
+		watching: readWatchParameters(ctx),
 		options: ctx.getNodeParameter('options', {}) as IDataObject,
 	};
 }
@@ -51,7 +53,7 @@ function desiredDefinition(ctx: HookOwner, connection: Connection, webhookUrl: s
 		name: params.hookName || defaultHookName(ctx),
 		webhookUrl,
 		network: connection.network,
-		events: params.events,
+		filters: watchingOf(ctx.getNode(), params.watching, connection.network, nodeKey(ctx)).filters,
 		options: params.options,
 	});
 }
@@ -204,7 +206,7 @@ async function registerOnce(ctx: HookOwner, service: Service, desired: Definitio
 	try {
 		return await service.register(desired);
 	} catch (error) {
-		if (refusedByService(error)) throw asNodeError(ctx.getNode(), error);
+		if (refusedByService(error)) throw sizeRefusal(ctx.getNode(), error, desired) ?? asNodeError(ctx.getNode(), error);
 		let registered: Hook | undefined;
 		try {
 			registered = (await service.postingTo(webhookUrl)).find((hook) => sameHook(hook, desired));

@@ -3,12 +3,15 @@
  * transaction (default), one per event the trigger's filters select
  * (eventItems.ts), one per block, or the whole payload. Rolled-back
  * blocks come first, as the chain undid them before applying the new ones,
- * each item marked with its direction.
+ * each item marked with its direction. A watch-list trigger's items also name
+ * the listed addresses they are about (`watched`, ../watch/watchedAddresses.ts).
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import type { EventFilter } from '../../shared/chainEvents';
+import { transactionEvents } from '../../shared/chainEvents';
 import type { DeliveredBlock, DeliveredTransaction, Delivery } from '../delivery/shape';
+import type { Watched, WatchedAddresses } from '../watch/watchedAddresses';
+import type { Watching } from '../watch/watching';
 import { type ItemHead as Head, pushEventItems } from './eventItems';
 import { blockIdOf, transactionIdOf } from './itemIds';
 
@@ -55,8 +58,21 @@ function blocksOf(delivery: Delivery, rollbacks: RollbackMode): Array<[Direction
 	return [...undone, ...delivery.event.apply.map((block) => ['apply', block] as [Direction, DeliveredBlock])];
 }
 
-/** `filters`: the trigger's own event filters, which select the events of output mode 'event'. */
-export function deliveryToItems(delivery: Delivery, output: OutputMode, rollbacks: RollbackMode, filters: readonly EventFilter[] = []): IDataObject[] {
+/** The listed addresses any event of the transactions is about, each address and direction once. */
+function watchedIn(list: WatchedAddresses, transactions: readonly DeliveredTransaction[], found: Watched[] = []): Watched[] {
+	for (const tx of transactions) {
+		for (const event of transactionEvents(tx)) {
+			for (const watched of list.of(event, tx)) {
+				if (!found.some((seen) => seen.address === watched.address && seen.direction === watched.direction)) found.push(watched);
+			}
+		}
+	}
+	return found;
+}
+
+/** `watching`: what the trigger watches; its filters select the events of output mode 'event', its list names the addresses of every item. */
+export function deliveryToItems(delivery: Delivery, output: OutputMode, rollbacks: RollbackMode, watching: Watching = { filters: [] }): IDataObject[] {
+	const { list } = watching;
 	const common: Pick<Head, 'hookUuid' | 'hookName' | 'network'> = {
 		hookUuid: delivery.chainhook.uuid,
 		hookName: delivery.chainhook.name ?? null,
@@ -75,18 +91,24 @@ export function deliveryToItems(delivery: Delivery, output: OutputMode, rollback
 	for (const [direction, block] of blocks) {
 		const head: Head = { direction, ...common, ...blockFields(block) };
 		if (output === 'block') {
-			items.push({
+			const item: IDataObject = {
 				blockId: blockIdOf(head.blockHash),
 				...head,
 				parentBlockHash: block.parent_block_identifier?.hash ?? null,
 				transactionCount: block.transactions.length,
 				transactions: block.transactions as unknown as IDataObject[],
 				metadata: block.metadata ?? {},
-			});
+			};
+			if (list) item.watched = watchedIn(list, block.transactions) as unknown as IDataObject[];
+			items.push(item);
 		} else if (output === 'event') {
-			for (const tx of block.transactions) pushEventItems(items, head, tx, filters);
+			for (const tx of block.transactions) pushEventItems(items, head, tx, watching);
 		} else {
-			for (const tx of block.transactions) items.push(transactionItem(head, tx));
+			for (const tx of block.transactions) {
+				const item = transactionItem(head, tx);
+				if (list) item.watched = watchedIn(list, [tx]) as unknown as IDataObject[];
+				items.push(item);
+			}
 		}
 	}
 	return items;

@@ -7,10 +7,11 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { asRecord, type ChainEvent, type EventFilter, eventMatches, movedValue, textOf, transactionEvents } from '../../shared/chainEvents';
+import { asRecord, type ChainEvent, eventMatches, movedValue, textOf, transactionEvents } from '../../shared/chainEvents';
 import { clarityToJson } from './clarityValue';
 import { eventIdOf } from './itemIds';
 import type { DeliveredTransaction } from '../delivery/shape';
+import type { Watching } from '../watch/watching';
 
 /** The block and delivery fields every item starts with (deliveryItems.ts). */
 export interface ItemHead {
@@ -111,11 +112,23 @@ function printingFunction(tx: DeliveredTransaction): string | null {
 	return null;
 }
 
-/** Appends to `items` the transaction's events that any of `filters` selects, in operation order. */
-export function pushEventItems(items: IDataObject[], head: ItemHead, tx: DeliveredTransaction, filters: readonly EventFilter[]): void {
+/**
+ * Appends to `items` the transaction's events that the trigger watches, in operation order: those any of its
+ * filters selects or, for a watch list, those about a listed address, each item naming them (`watched`).
+ */
+export function pushEventItems(items: IDataObject[], head: ItemHead, tx: DeliveredTransaction, { filters, list }: Watching): void {
 	const events = transactionEvents(tx);
 	for (let e = 0; e < events.length; e++) {
 		const event = events[e];
+		if (list) {
+			const watched = list.of(event, tx);
+			if (watched.length > 0) {
+				const item = eventItem(head, tx, event, e);
+				item.watched = watched as unknown as IDataObject[];
+				items.push(item);
+			}
+			continue;
+		}
 		for (let f = 0; f < filters.length; f++) {
 			if (eventMatches(filters[f], event, tx)) {
 				items.push(eventItem(head, tx, event, e));

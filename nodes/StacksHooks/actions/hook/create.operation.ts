@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { jsonParse, NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { buildDefinition, validate } from '../../../shared/definition';
-import { eventsProperty } from '../../../shared/eventFilters';
+import { eventsProperty, toEventFilters } from '../../../shared/eventFilters';
 import { hookOptionsProperty } from '../../../shared/hookOptions';
 import { registerHook } from '../../../shared/api/hookEndpoints';
 import { definitionSchema } from '../../../shared/schemas';
@@ -100,7 +100,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 						name: this.getNodeParameter('name', itemIndex) as string,
 						webhookUrl: (this.getNodeParameter('webhookUrl', itemIndex) as string).trim(),
 						network: connection.network,
-						events: this.getNodeParameter('events', itemIndex, {}) as IDataObject,
+						filters: toEventFilters(this.getNodeParameter('events', itemIndex, {}) as IDataObject),
 						options: this.getNodeParameter('options', itemIndex, {}) as IDataObject,
 					},
 					itemIndex,

@@ -1,0 +1,71 @@
+/**
+ * Which addresses of the trigger's list an event is about, and in which direction: what each item of
+ * a watch-list trigger names (`watched`), so a workflow routes by customer without a lookup. A few
+ * set lookups per event, whatever the size of the list, where the hook's filters (kinds.ts) are one per
+ * address and kind: a 10,000-address list is 60,000 filters, which no item may loop over.
+ */
+import type { ChainEvent, ChainTransaction, Operation } from '../../shared/chainEvents';
+import { accountOf, movedValue, textField } from '../../shared/chainEvents';
+import type { WatchKind } from './kinds';
+
+export type WatchDirection = 'in' | 'out';
+
+export interface Watched {
+	address: string;
+	direction: WatchDirection;
+}
+
+const SENT = { stx: 'stxSent', ft: 'ftSent', nft: 'nftSent' } as const;
+const RECEIVED = { stx: 'stxReceived', ft: 'ftReceived', nft: 'nftReceived' } as const;
+
+export class WatchedAddresses {
+	private readonly kinds: ReadonlySet<WatchKind>;
+
+	constructor(
+		private readonly addresses: ReadonlySet<string>,
+		kinds: readonly WatchKind[],
+	) {
+		this.kinds = new Set(kinds);
+	}
+
+	get size(): number {
+		return this.addresses.size;
+	}
+
+	/** The listed addresses `event` is about for the kinds watched, each address and direction once; empty when none. */
+	of(event: ChainEvent, tx: ChainTransaction): Watched[] {
+		const found: Watched[] = [];
+		const { token, action } = event;
+		if (token !== undefined) {
+			if (action === 'transfer') {
+				if (this.kinds.has(SENT[token])) this.add(found, event.sender, 'out');
+				if (this.kinds.has(RECEIVED[token])) this.add(found, event.receiver, 'in');
+			} else if (action === 'mint' && this.kinds.has('minted')) this.add(found, event.receiver, 'in');
+			else if (action === 'burn' && this.kinds.has('burned')) this.add(found, event.sender, 'out');
+		}
+		if (event.type === 'contract_call' && this.kinds.has('contractCalls')) this.add(found, textField(tx.metadata, 'sender_address'), 'out');
+		if (this.kinds.has('balanceChanges')) {
+			this.addBalance(found, event, event.operation);
+			if (event.credit !== undefined) this.addBalance(found, event, event.credit);
+		}
+		return found;
+	}
+
+	/**
+	 * An operation that moves value in or out of a listed balance (the service's balance_change): out when
+	 * it is a debit, or the event's sender's (a burn, a lock, a fee); in otherwise (a credit, a mint).
+	 */
+	private addBalance(found: Watched[], event: ChainEvent, op: Operation): void {
+		const value = movedValue(op);
+		if (value === undefined) return;
+		const account = accountOf(op);
+		const out = op !== event.credit && (value.startsWith('-') || (event.sender === account && event.receiver !== account));
+		this.add(found, account, out ? 'out' : 'in');
+	}
+
+	private add(found: Watched[], address: string | undefined, direction: WatchDirection): void {
+		if (address === undefined || !this.addresses.has(address)) return;
+		for (const seen of found) if (seen.address === address && seen.direction === direction) return;
+		found.push({ address, direction });
+	}
+}

@@ -1,0 +1,87 @@
+/**
+ * A watch list's two readings agree, for generated transactions of every kind the emulator builds,
+ * lists and kinds: the hook's filters (one per address and kind, matched as the service matches them,
+ * which is how the emulator decides what to deliver) and the trigger's own matching, which names
+ * the listed addresses and directions on its items. An event is about exactly the listed addresses
+ * some filter of theirs selects, in the direction that filter names; and through n8n-core's webhook,
+ * "One Item per Event" outputs exactly the events about the list.
+ */
+import fc from 'fast-check';
+import type { INodeParameters } from 'n8n-workflow';
+
+import { type ChainEvent, eventMatches, type EventFilter, movedValue, transactionEvents } from '../../../nodes/shared/chainEvents';
+import { knownKinds, watchFilters, type WatchKind } from '../../../nodes/StacksHooksTrigger/watch/kinds';
+import { WatchedAddresses } from '../../../nodes/StacksHooksTrigger/watch/watchedAddresses';
+import { type DeliveryPayload, makeBlock } from '../../emulator';
+import { ADDRESSES, txInput } from '../../support/deliveryArbitraries';
+import { activateTrigger, credentialsFor, deliverToTrigger, emu, triggerParameters, useEmulator } from '../../support/engine/fixtures';
+import { propertyParameters } from '../../support/properties';
+
+useEmulator();
+
+const KINDS: WatchKind[] = ['stxReceived', 'stxSent', 'ftReceived', 'ftSent', 'nftReceived', 'nftSent', 'minted', 'burned', 'balanceChanges', 'contractCalls'];
+
+const list = fc.subarray(ADDRESSES, { minLength: 1 });
+const kinds = fc.subarray(KINDS, { minLength: 1 }).map(knownKinds);
+const transactions = fc.array(txInput, { minLength: 1, maxLength: 6 });
+
+/**
+ * The directions a filter that selects `address` names: received and minted are in, sent, burned and called
+ * out; a balance change, by each operation of the address that moves value: a debit (a negative amount) or
+ * a lock out, a credit in.
+ */
+function directionsOf(filter: EventFilter, event: ChainEvent, address: string): Array<'in' | 'out'> {
+	if (filter.type !== 'balance_change') return [filter.receiver !== undefined ? 'in' : 'out'];
+	return [event.operation, event.credit]
+		.filter((op) => op !== undefined && (op.account as { address?: string } | undefined)?.address === address && movedValue(op) !== undefined)
+		.map((op) => (movedValue(op!)!.startsWith('-') || op!.type === 'stx_lock' ? 'out' : 'in'));
+}
+
+describe('watch list matching', () => {
+	it('names exactly the listed addresses whose filters select the event, in their direction', () => {
+		fc.assert(
+			fc.property(list, kinds, transactions, (addresses, watchFor, inputs) => {
+				const watched = new WatchedAddresses(new Set(addresses), watchFor);
+				const block = makeBlock({ height: 1, transactions: inputs });
+				for (const tx of block.transactions) {
+					for (const event of transactionEvents(tx)) {
+						const named = watched.of(event, tx);
+						for (const address of addresses) {
+							const selecting = watchFilters([address], watchFor).filter((filter) => eventMatches(filter, event, tx));
+							const directions = named.filter((entry) => entry.address === address).map((entry) => entry.direction);
+							expect({ address, event: event.type, named: directions.length > 0 }).toEqual({ address, event: event.type, named: selecting.length > 0 });
+							const expected = new Set(selecting.flatMap((filter) => directionsOf(filter, event, address)));
+							expect({ address, event: event.type, directions: new Set(directions) }).toEqual({ address, event: event.type, directions: expected });
+							expect(new Set(directions).size).toBe(directions.length);
+						}
+						expect(named.every((entry) => addresses.includes(entry.address))).toBe(true);
+					}
+				}
+			}),
+			propertyParameters(400),
+		);
+	});
+
+	it('outputs through the webhook exactly the events about the list, one item each', async () => {
+		await fc.assert(
+			fc.asyncProperty(fc.subarray(ADDRESSES.slice(0, 2), { minLength: 1 }), kinds, transactions, async (addresses, watchFor, inputs) => {
+				emu.reset();
+				const parameters: INodeParameters = triggerParameters({ watch: 'addresses', addresses: addresses.join('\n'), watchFor, output: 'event' });
+				const staticData = await activateTrigger({}, { parameters, credentials: credentialsFor(emu) });
+				const block = makeBlock({ height: 7, transactions: inputs });
+				const body = { chainhook: { uuid: '9a7c1e52-3f0b-4d8e-a1c2-5b6d7e8f9a0b', name: 'deposits' }, event: { chain: 'stacks', network: 'testnet', apply: [block], rollback: [] } } as DeliveryPayload;
+				const result = await deliverToTrigger(body, staticData, parameters);
+				const items = (result.response.workflowData?.[0] ?? []).map((item) => item.json);
+				const filters = watchFilters(addresses, watchFor);
+				const expected = block.transactions.flatMap((tx) =>
+					transactionEvents(tx)
+						.filter((event) => filters.some((filter) => eventMatches(filter, event, tx)))
+						.map((event) => ({ txHash: tx.transaction_identifier.hash, eventType: event.type })),
+				);
+				expect(items.map(({ txHash, eventType }) => ({ txHash, eventType }))).toEqual(expected);
+				expect(new Set(items.map((item) => item.eventId)).size).toBe(items.length);
+			}),
+			propertyParameters(60),
+		);
+	});
+});

@@ -1,0 +1,167 @@
+/**
+ * A trigger watching a list of addresses, through n8n-core's real hook and webhook contexts against
+ * the emulator: the hook it registers, its refusals (bad entries, a list too large for the service)
+ * and what its items say about the addresses.
+ */
+import { c32address } from 'c32check';
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
+
+import { checkDefinition, type DeliveryPayload, makeBlock, type TxInput } from '../../emulator';
+import {
+	activateTrigger,
+	ALICE,
+	API_KEY,
+	BOB,
+	credentialsFor,
+	deliverToTrigger,
+	emu,
+	runTriggerHook,
+	triggerParameters,
+	useEmulator,
+} from '../../support/engine/fixtures';
+
+useEmulator();
+
+/** A testnet address of its own for each number (c32check's, not the node's own encoder). */
+const addressNo = (n: number) => c32address(26, n.toString(16).padStart(40, '0'));
+const CAROL = addressNo(3);
+const VAULT = `${BOB}.vault`;
+
+const watching = (addresses: string, overrides: INodeParameters = {}) => triggerParameters({ watch: 'addresses', addresses, ...overrides });
+const activate = (parameters: INodeParameters, staticData: IDataObject = {}) => activateTrigger(staticData, { parameters, credentials: credentialsFor(emu) });
+
+function payload(transactions: TxInput[], height = 100): DeliveryPayload {
+	return {
+		chainhook: { uuid: '9a7c1e52-3f0b-4d8e-a1c2-5b6d7e8f9a0b', name: 'deposits' },
+		event: { chain: 'stacks', network: 'testnet', apply: [makeBlock({ height, transactions })], rollback: [] },
+	} as DeliveryPayload;
+}
+
+async function itemsOf(parameters: INodeParameters, body: DeliveryPayload): Promise<IDataObject[]> {
+	const staticData = await activate(parameters);
+	const result = await deliverToTrigger(body, staticData, parameters);
+	expect(result.status).toBe(200);
+	return (result.response.workflowData?.[0] ?? []).map((item) => item.json);
+}
+
+describe('the hook of a watch list', () => {
+	it('holds one filter per address and kind (kinds in the editor\'s order), each address once, blank lines and # notes left out', async () => {
+		await activate(watching(`# deposit addresses\n${ALICE}\n\n  ${VAULT}  \n${ALICE}\n`, { watchFor: ['stxReceived', 'minted'] }));
+		const [hook] = emu.hooks(API_KEY);
+		expect(hook.definition.filters.events).toEqual([
+			{ type: 'stx_mint', receiver: ALICE },
+			{ type: 'ft_mint', receiver: ALICE },
+			{ type: 'nft_mint', receiver: ALICE },
+			{ type: 'stx_transfer', receiver: ALICE },
+			{ type: 'stx_mint', receiver: VAULT },
+			{ type: 'ft_mint', receiver: VAULT },
+			{ type: 'nft_mint', receiver: VAULT },
+			{ type: 'stx_transfer', receiver: VAULT },
+		]);
+		expect(checkDefinition(hook.definition).ok).toBe(true);
+	});
+
+	it('watches transfers in and out of STX, tokens and NFTs unless told', async () => {
+		await activate(watching(ALICE, { watchFor: undefined }));
+		expect(emu.hooks(API_KEY)[0].definition.filters.events).toEqual([
+			{ type: 'ft_transfer', receiver: ALICE },
+			{ type: 'ft_transfer', sender: ALICE },
+			{ type: 'nft_transfer', receiver: ALICE },
+			{ type: 'nft_transfer', sender: ALICE },
+			{ type: 'stx_transfer', receiver: ALICE },
+			{ type: 'stx_transfer', sender: ALICE },
+		]);
+	});
+
+	it('refuses a list with bad entries, naming each by its line, and registers nothing', async () => {
+		const mistyped = `${ALICE.slice(0, -1)}N`;
+		const promise = activate(watching(`${ALICE}\n${mistyped}\nSP2J6ZY48GV1EZ5V2V5RB9MP66SW86PYKKNRV9EJ7\nhello`));
+		await expect(promise).rejects.toThrow('3 entries of the address list are not testnet Stacks principals');
+		await expect(promise).rejects.toMatchObject({
+			description: expect.stringContaining(
+				`line 2: "${mistyped}" is not a Stacks address: its checksum does not match (a character mistyped?); line 3: "SP2J6ZY48GV1EZ5V2V5RB9MP66SW86PYKKNRV9EJ7" is a mainnet address; this credential is for testnet (ST or SN…); line 4: "hello" is not a Stacks address`,
+			),
+		});
+		expect(emu.requests.filter((request) => request.method === 'POST')).toHaveLength(0);
+	});
+
+	it.each([
+		['an empty list', watching('\n# nothing yet\n'), 'The address list is empty'],
+		['nothing to watch for', watching(ALICE, { watchFor: [] }), 'Watch For is empty'],
+	])('refuses %s', async (_, parameters, message) => {
+		await expect(activate(parameters)).rejects.toThrow(message);
+		expect(emu.hooks(API_KEY)).toHaveLength(0);
+	});
+
+	it.each([
+		['more filters than the service takes', { maxFilters: 100 }, /400.*must NOT have more than 100 items/],
+		['a body larger than the service takes', { maxRequestBytes: 4096 }, /413.*too large/],
+	])('says what it sent and why, when the service refuses %s', async (_, limit, said) => {
+		emu.configure(limit);
+		try {
+			const list = Array.from({ length: 60 }, (_, i) => addressNo(1000 + i)).join('\n');
+			const promise = activate(watching(list));
+			await expect(promise).rejects.toThrow(/^The service refused a hook of 360 filters \(\d+ KB\) as too large$/);
+			await expect(promise).rejects.toMatchObject({
+				description: expect.stringMatching(new RegExp(`${said.source}.*The trigger registered nothing: its hook would hold 360 filters for 60 addresses \\(6 per address`)),
+			});
+			expect(emu.hooks(API_KEY)).toHaveLength(0);
+		} finally {
+			emu.configure({ maxFilters: null, maxRequestBytes: 1024 * 1024 });
+		}
+	});
+
+	it('keeps its hook through a restart when the list is unchanged, and replaces it when the list changed', async () => {
+		const staticData = await activate(watching(`${ALICE}\n${BOB}`));
+		const [first] = emu.hooks(API_KEY);
+		expect(await runTriggerHook('checkExists', staticData, { parameters: watching(`${ALICE}\n${BOB}`), credentials: credentialsFor(emu) })).toBe(true);
+		expect(emu.hooks(API_KEY).map((hook) => hook.uuid)).toEqual([first.uuid]);
+		expect(await runTriggerHook('checkExists', staticData, { parameters: watching(`${ALICE}\n${BOB}\n${CAROL}`), credentials: credentialsFor(emu) })).toBe(false);
+		expect(emu.hooks(API_KEY)).toHaveLength(0);
+	});
+});
+
+describe('the items of a watch list', () => {
+	const transfer = (sender: string, recipient: string, amount: number): TxInput => ({ kind: 'stx_transfer', sender, recipient, amount });
+
+	it('name the listed address and the direction of each event', async () => {
+		const body = payload([transfer(ALICE, CAROL, 5), transfer(CAROL, VAULT, 7), transfer(ALICE, VAULT, 9)]);
+		const items = await itemsOf(watching(`${ALICE}\n${VAULT}`, { output: 'event' }), body);
+		expect(items.map(({ sender, recipient, amount, watched }) => ({ sender, recipient, amount, watched }))).toEqual([
+			{ sender: ALICE, recipient: CAROL, amount: '5', watched: [{ address: ALICE, direction: 'out' }] },
+			{ sender: CAROL, recipient: VAULT, amount: '7', watched: [{ address: VAULT, direction: 'in' }] },
+			{
+				sender: ALICE,
+				recipient: VAULT,
+				amount: '9',
+				watched: [
+					{ address: ALICE, direction: 'out' },
+					{ address: VAULT, direction: 'in' },
+				],
+			},
+		]);
+	});
+
+	it('leave out the events of a transaction that are not about the list (its fee)', async () => {
+		const items = await itemsOf(watching(CAROL, { output: 'event', watchFor: ['stxReceived'] }), payload([transfer(ALICE, CAROL, 5)]));
+		expect(items.map((item) => item.eventType)).toEqual(['stx_transfer']);
+	});
+
+	it('name them per transaction and per block in those outputs', async () => {
+		const body = payload([transfer(ALICE, CAROL, 5), { kind: 'ft_mint', sender: BOB, recipient: CAROL, assetIdentifier: `${BOB}.token::t`, amount: 3 }]);
+		const parameters = watching(`${ALICE}\n${CAROL}`, { watchFor: ['stxSent', 'stxReceived', 'minted'] });
+		const transactions = await itemsOf(parameters, body);
+		expect(transactions.map((item) => item.watched)).toEqual([
+			[
+				{ address: ALICE, direction: 'out' },
+				{ address: CAROL, direction: 'in' },
+			],
+			[{ address: CAROL, direction: 'in' }],
+		]);
+		const [block] = await itemsOf({ ...parameters, output: 'block' }, body);
+		expect(block.watched).toEqual([
+			{ address: ALICE, direction: 'out' },
+			{ address: CAROL, direction: 'in' },
+		]);
+	});
+});
