@@ -6,6 +6,8 @@
  */
 import { setTimeout as sleep } from 'timers/promises';
 
+import { c32address } from 'c32check';
+
 import type { Emulator } from '../../emulator';
 import { type Execution, N8nHttpError, type WorkflowJson } from '../../support/n8n/api';
 import { runWorkflowOnce } from '../../support/n8n/cli';
@@ -204,6 +206,40 @@ describe('Stacks Hooks Trigger in a real n8n', () => {
 		await n8n.api.deactivate(workflowId);
 		expect(emu.hooks(API_KEY)).toEqual([]);
 		expect((await n8n.api.getWorkflow(workflowId)).active).toBe(false);
+	});
+});
+
+describe('Watching a list of addresses', () => {
+	const LIST_WEBHOOK_ID = '3e8d1b60-7c2a-4f95-b1d4-9a0c6e5f2b17';
+	// A thousand testnet addresses, ALICE and CAROL among them, as c32check writes them.
+	const list = [ALICE, ...Array.from({ length: 998 }, (_, i) => c32address(26, (i + 1).toString(16).padStart(40, '0'))), CAROL];
+
+	it('registers one hook with a filter per address and kind, and each item names the listed address and direction', async () => {
+		const workflow = triggerWorkflow(ALICE, LIST_WEBHOOK_ID, 'Deposit addresses');
+		workflow.nodes[0].parameters = { watch: 'addresses', addresses: list.join('\n'), output: 'event' };
+		const { id } = await n8n.api.createWorkflow(workflow);
+		await n8n.api.activate(id);
+		const [hook] = emu.hooks(API_KEY).filter((candidate) => candidate.definition.action.url === n8n.webhookUrl(`${LIST_WEBHOOK_ID}/webhook`));
+		// Transfers in and out of STX, tokens and NFTs: six filters an address.
+		expect(hook.definition.filters.events).toHaveLength(6 * list.length);
+		expect(hook.status.enabled).toBe(true);
+
+		const [report] = await emu.injectBlock({
+			height: ++height,
+			transactions: [
+				{ kind: 'stx_transfer', sender: ALICE, recipient: BOB, amount: 5 },
+				{ kind: 'stx_transfer', sender: BOB, recipient: BOB, amount: 6 },
+				{ kind: 'ft_transfer', sender: BOB, recipient: CAROL, assetIdentifier: `${BOB}.token::t`, amount: 7 },
+			],
+		});
+		expect(report.status).toBe(200);
+		const [execution] = await n8n.api.waitForExecutions(id, 1);
+		expect(items(execution).map(({ eventType, amount, watched }) => ({ eventType, amount, watched }))).toEqual([
+			{ eventType: 'stx_transfer', amount: '5', watched: [{ address: ALICE, direction: 'out' }] },
+			{ eventType: 'ft_transfer', amount: '7', watched: [{ address: CAROL, direction: 'in' }] },
+		]);
+		await n8n.api.deactivate(id);
+		expect(emu.hooks(API_KEY).filter((candidate) => candidate.uuid === hook.uuid)).toEqual([]);
 	});
 });
 
