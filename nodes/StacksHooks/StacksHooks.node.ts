@@ -8,6 +8,7 @@ import * as hook from './actions/hook';
 import { type Resource, router } from './actions/router';
 import * as secret from './actions/secret';
 import * as service from './actions/service';
+import * as watchList from './actions/watchList';
 import { searchHooks } from './methods/listSearch';
 
 export class StacksHooks implements INodeType {
@@ -18,7 +19,7 @@ export class StacksHooks implements INodeType {
 		group: ['transform'],
 		version: 1,
 		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
-		description: 'Register and manage hooks that post Stacks blockchain events to a webhook (Hiro Chainhooks)',
+		description: 'Register and manage hooks that post Stacks blockchain events to a webhook (Hiro Chainhooks), and the watch lists of addresses triggers watch',
 		defaults: { name: 'Stacks Hooks' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
@@ -34,12 +35,14 @@ export class StacksHooks implements INodeType {
 					{ name: 'Consumer Secret', value: 'secret' },
 					{ name: 'Hook', value: 'hook' },
 					{ name: 'Service', value: 'service' },
+					{ name: 'Watch List', value: 'watchList' },
 				] satisfies Array<{ name: string; value: Resource }>,
 				default: 'hook',
 			},
 			...hook.description,
 			...secret.description,
 			...service.description,
+			...watchList.description,
 		],
 	};
 

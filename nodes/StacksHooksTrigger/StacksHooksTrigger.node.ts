@@ -36,7 +36,8 @@ export class StacksHooksTrigger implements INodeType {
 		// `if (nodeVersion === 1) binaryData = workflow.expression.getSimpleParameterValue(...)`, n8n 2.41).
 		// That sandboxed evaluation costs more than everything else a delivery needs (npm run bench, 1a-1c).
 		version: 1.1,
-		subtitle: '={{ $parameter["watch"] === "addresses" ? "Watch list" : ($parameter["events"].filter || []).map(f => f.type).join(", ") }}',
+		subtitle:
+			'={{ $parameter["watch"] === "list" ? "Watch list: " + $parameter["listName"] : $parameter["watch"] === "addresses" ? "Address list" : ($parameter["events"].filter || []).map(f => f.type).join(", ") }}',
 		description: 'Starts the workflow when matching events happen on the Stacks blockchain',
 		// What the editor shows while it listens for a test event.
 		eventTriggerDescription: 'Waiting for matching events on the Stacks blockchain, or for the Sample Block to be replayed',

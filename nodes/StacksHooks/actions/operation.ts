@@ -1,11 +1,16 @@
 /** What an operation is, and the Operation parameter built from a resource's operations. */
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-/** One operation: its parameters, and what it does for one input item. */
-export interface Operation {
-	description: INodeProperties[];
-	execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject | IDataObject[]>;
-}
+/** What a batch operation made of each of its items: the output, or the error that item alone failed with. */
+export type BatchResult = Map<number, IDataObject | IDataObject[] | Error>;
+
+/**
+ * One operation: its parameters, and what it does for one input item, or (`executeBatch`) for all the
+ * items of a run at once, when one request for all of them is what keeps a run within the rate limit.
+ */
+export type Operation =
+	| { description: INodeProperties[]; execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject | IDataObject[]> }
+	| { description: INodeProperties[]; executeBatch(this: IExecuteFunctions, itemIndexes: number[]): Promise<BatchResult> };
 
 /** How an operation is listed in the Operation parameter. */
 export interface OperationText {

@@ -13,7 +13,8 @@ import { noteDelivery } from '../healthCheck/model/received';
 import { deliveryToItems, type OutputMode, type RollbackMode } from '../items/deliveryItems';
 import { handOverTestDelivery, receiveTestDelivery } from '../listening/handOver';
 import { nodeKey } from '../nodeKey';
-import { readWatchParameters, watchingOf } from '../watch/watching';
+import { listedAddresses } from '../watch/listedAddresses';
+import { readWatchParameters, type Watching, watchingOf } from '../watch/watching';
 import { isAuthentic } from './accountSecret';
 import { PresentedSecrets, presentedSecrets } from './consumerSecret';
 import { checkDeliveryShape } from './shape';
@@ -51,11 +52,11 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookR
 
 	const output = option<OutputMode>(ctx, node, 'output', 'transaction');
 	// What the trigger watches is read only where it shapes the items: events are selected by it, a list names their addresses.
-	const watching =
-		output === 'event' || option<string>(ctx, node, 'watch', 'filters') === 'addresses'
-			? // The list was checked at activation on the credential's network, which is the delivery's.
-				watchingOf(node, readWatchParameters(ctx), shape.delivery.event.network as Network, nodeKey(ctx, node))
-			: undefined;
+	const watch = option<string>(ctx, node, 'watch', 'filters');
+	let watching: Watching | undefined;
+	if (watch === 'list') watching = await listedAddresses(ctx, node, shape.delivery, readWatchParameters(ctx));
+	// A typed list was checked at activation on the credential's network, which is the delivery's.
+	else if (output === 'event' || watch === 'addresses') watching = watchingOf(node, readWatchParameters(ctx), shape.delivery.event.network as Network, nodeKey(ctx, node));
 	const items = deliveryToItems(shape.delivery, output, option<RollbackMode>(ctx, node, 'rollbacks', 'include'), watching);
 	const accepted = { received: true, items: items.length };
 	// Nothing left to output (e.g. only rollbacks, ignored): no execution.

@@ -25,7 +25,7 @@ import { inTurn } from './turns';
 import { listeningSample, replaySampleBlock } from '../listening/sampleBlock';
 import { nodeKey } from '../nodeKey';
 import { sizeRefusal } from '../watch/refusal';
-import { readWatchParameters, type WatchParameters, watchingOf } from '../watch/watching';
+import { hookFilters, readWatchParameters, type WatchParameters } from '../watch/watching';
 
 function defaultHookName(ctx: HookOwner): string {
 	const workflow = ctx.getWorkflow();
@@ -48,12 +48,14 @@ export function hookParameters(ctx: HookOwner): HookParameters {
 	};
 }
 
-function desiredDefinition(ctx: HookOwner, connection: Connection, webhookUrl: string, params = hookParameters(ctx)): Definition {
-	return buildDefinition(ctx.getNode(), {
-		name: params.hookName || defaultHookName(ctx),
+async function desiredDefinition(ctx: HookOwner, service: Service, webhookUrl: string, params = hookParameters(ctx)): Promise<Definition> {
+	const node = ctx.getNode();
+	const { filters, nameSuffix } = await hookFilters(node, params.watching, service, nodeKey(ctx, node));
+	return buildDefinition(node, {
+		name: `${params.hookName || defaultHookName(ctx)}${nameSuffix}`,
 		webhookUrl,
-		network: connection.network,
-		filters: watchingOf(ctx.getNode(), params.watching, connection.network, nodeKey(ctx)).filters,
+		network: service.connection.network,
+		filters,
 		options: params.options,
 	});
 }
@@ -82,6 +84,11 @@ function fingerprint(definition: Pick<Definition, 'name' | 'network' | 'filters'
 
 function sameHook(hook: Hook, desired: Definition): boolean {
 	return fingerprint(hook.definition as unknown as Definition) === fingerprint(desired);
+}
+
+/** The same hook but for its filters: a watch list edited while the workflow was inactive, or whose edit did not reach it. */
+function sameButFilters(hook: Hook, desired: Definition): boolean {
+	return sameHook({ ...hook, definition: { ...hook.definition, filters: desired.filters } } as Hook, desired);
 }
 
 function webhookUrlOf(ctx: IHookFunctions): string {
@@ -141,12 +148,15 @@ async function checkExistsNow(ctx: IHookFunctions): Promise<boolean> {
 	const connection = await getConnection(ctx);
 	const service = serviceFor(ctx, connection);
 	const webhookUrl = webhookUrlOf(ctx);
-	const desired = isHttpsUrl(webhookUrl) ? desiredDefinition(ctx, connection, webhookUrl) : undefined;
+	const desired = isHttpsUrl(webhookUrl) ? await desiredDefinition(ctx, service, webhookUrl) : undefined;
 
 	const known = stored(ctx);
 	if (known) {
 		const hook = await service.read(known.hookId);
-		if (hook && desired && sameHook(hook, desired)) {
+		// Only its filters differ: updated in place, the same hook delivering throughout (a replacement would
+		// miss the blocks between the deletion and the new registration).
+		if (hook && desired && !sameHook(hook, desired) && sameButFilters(hook, desired)) await service.update(hook.uuid, { filters: desired.filters });
+		if (hook && desired && (sameHook(hook, desired) || sameButFilters(hook, desired))) {
 			await keepSecret(ctx, connection);
 			await ensureDeliveringOnActivation(ctx, hook, service);
 			await whenListening(ctx, hook, connection, sample);
@@ -245,7 +255,7 @@ async function registerEnabled(ctx: HookOwner, service: Service, desired: Defini
  * registered and enabled again; either way it is remembered.
  */
 export async function replaceDeleted(ctx: HookOwner, service: Service, known: StoredHook, params: HookParameters): Promise<{ hook: Hook; adopted: boolean; enabledBecause?: string }> {
-	const desired = desiredDefinition(ctx, service.connection, known.webhookUrl, params);
+	const desired = await desiredDefinition(ctx, service, known.webhookUrl, params);
 	const adopted = await keepOneOf(service, known.webhookUrl, desired);
 	if (!adopted) return { hook: await registerEnabled(ctx, service, desired), adopted: false };
 	remember(ctx, { hookId: adopted.uuid, webhookUrl: known.webhookUrl });
@@ -266,7 +276,8 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 		}
 		// Before the hook exists: an account without a secret gets one before anything is delivered.
 		await keepSecret(this, connection);
-		const hook = await registerEnabled(this, serviceFor(this, connection), desiredDefinition(this, connection, webhookUrl));
+		const service = serviceFor(this, connection);
+		const hook = await registerEnabled(this, service, await desiredDefinition(this, service, webhookUrl));
 		if (goneAtActivation.delete(nodeKey(this))) noteStoppedAtActivation(this, hook);
 		await whenListening(this, hook, connection, sample);
 		return true;

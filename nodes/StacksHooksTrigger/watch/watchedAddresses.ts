@@ -6,7 +6,7 @@
  */
 import type { ChainEvent, ChainTransaction, Operation } from '../../shared/chainEvents';
 import { accountOf, movedValue, textField } from '../../shared/chainEvents';
-import type { WatchKind } from './kinds';
+import type { WatchKind } from '../../shared/watchList/kinds';
 
 export type WatchDirection = 'in' | 'out';
 

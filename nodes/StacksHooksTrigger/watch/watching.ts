@@ -1,23 +1,28 @@
 /**
- * What the trigger watches: events matching its Trigger On filters, or what happens to the
- * addresses of a list it holds (Watch For). Read from the node's parameters when n8n runs it
+ * What the trigger watches: events matching its Trigger On filters, or what happens (Watch For) to the
+ * addresses of a list typed in the node, or of a watch list kept at the service and edited by the
+ * Stacks Hooks node (../../shared/watchList/). Read from the node's parameters when n8n runs it
  * (activation, trigger(), each delivery), turned into the hook's filters (at activation and when the
  * health check registers the hook again) and into what selects and names the events of each
- * delivery. The list is checked once per change of its text: a delivery does not parse 10,000 lines.
+ * delivery. A typed list is checked once per change of its text: a delivery does not parse 10,000
+ * lines. A watch list is read from the hook itself, which its edits update in place
+ * (listedAddresses.ts).
  */
 import type { IDataObject, INode, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { checkedPrincipals, linesOf } from '../../shared/addressList';
+import { checkedPrincipals, linesOf } from '../../shared/watchList/addressList';
 import type { EventFilter } from '../../shared/chainEvents';
 import type { Network } from '../../shared/constants';
 import { toEventFilters, triggerOnProperty } from '../../shared/eventFilters';
-import { DEFAULT_WATCH_KINDS, knownKinds, watchFilters, watchForProperty, type WatchKind } from './kinds';
+import { DEFAULT_WATCH_KINDS, knownKinds, watchFilters, watchForProperty, type WatchKind } from '../../shared/watchList/kinds';
+import { addressesOf, checkedListName, findListHook, watchingFilters, watchMarker } from '../../shared/watchList/listHook';
+import type { Service } from '../../shared/api/service';
 import { WatchedAddresses } from './watchedAddresses';
 
-type WatchMode = 'filters' | 'addresses';
+type WatchMode = 'filters' | 'addresses' | 'list';
 
-const WATCH_LIST = { watch: ['addresses'] };
+const WATCHING_ADDRESSES = { watch: ['addresses', 'list'] };
 
 /** The trigger's parameters that say what it watches, in the order the editor shows them. */
 export const watchProperties: INodeProperties[] = [
@@ -26,7 +31,8 @@ export const watchProperties: INodeProperties[] = [
 		name: 'watch',
 		type: 'options',
 		options: [
-			{ name: 'Addresses on a List', value: 'addresses', description: 'What happens to any address of a list: transfers in and out, mints, burns, calls' },
+			{ name: 'Addresses on a Watch List', value: 'list', description: 'What happens to any address of a watch list that workflows edit with the Stacks Hooks node (Watch List)' },
+			{ name: 'Addresses Typed Here', value: 'addresses', description: 'What happens to any address of a list typed below: transfers in and out, mints, burns, calls' },
 			{ name: 'Events Matching Filters', value: 'filters', description: 'Chain events matching one of the filters under Trigger On' },
 		],
 		default: 'filters',
@@ -42,9 +48,20 @@ export const watchProperties: INodeProperties[] = [
 		placeholder: 'ST1PQHQKV0RJXZFY1DGX8MNSNYVE3VGZJSRTPGZGM\nST2CY5V39NHDPWSXMW9QDT3HC3GD6Q6XX4CFRK9AG.my-vault',
 		description:
 			"The addresses to watch, one per line: Stacks addresses of the credential's network, or contracts (ADDRESS.contract-name). Blank lines, lines starting with # and repeats are left out. Each item names the addresses it is about under `watched`.",
-		displayOptions: { show: WATCH_LIST },
+		displayOptions: { show: { watch: ['addresses'] } },
 	},
-	{ ...watchForProperty, displayOptions: { show: WATCH_LIST } },
+	{
+		displayName: 'Watch List',
+		name: 'listName',
+		type: 'string',
+		default: '',
+		required: true,
+		placeholder: 'e.g. deposits',
+		description:
+			"The list's name. Workflows add and remove its addresses with the Stacks Hooks node (Watch List); the hook follows each edit in place, within seconds. The list is kept at the service and outlives this workflow's deactivation.",
+		displayOptions: { show: { watch: ['list'] } },
+	},
+	{ ...watchForProperty, displayOptions: { show: WATCHING_ADDRESSES } },
 ];
 
 /** The parameters as the node holds them, read while n8n runs it (the health check runs outside any run). */
@@ -52,19 +69,22 @@ export interface WatchParameters {
 	watch: WatchMode;
 	events: IDataObject;
 	addresses: string;
+	listName: string;
 	watchFor: WatchKind[];
 }
 
 type ParameterReader = { getNodeParameter(name: string, fallback: unknown): unknown };
 
 export function readWatchParameters(ctx: ParameterReader): WatchParameters {
-	const watch = ctx.getNodeParameter('watch', 'filters') === 'addresses' ? 'addresses' : 'filters';
-	if (watch === 'filters') return { watch, events: ctx.getNodeParameter('events', {}) as IDataObject, addresses: '', watchFor: [] };
+	const mode = ctx.getNodeParameter('watch', 'filters');
+	const watch: WatchMode = mode === 'addresses' || mode === 'list' ? mode : 'filters';
+	if (watch === 'filters') return { watch, events: ctx.getNodeParameter('events', {}) as IDataObject, addresses: '', listName: '', watchFor: [] };
 	const kinds = ctx.getNodeParameter('watchFor', DEFAULT_WATCH_KINDS);
 	return {
 		watch,
 		events: {},
-		addresses: String(ctx.getNodeParameter('addresses', '') ?? ''),
+		addresses: watch === 'addresses' ? String(ctx.getNodeParameter('addresses', '') ?? '') : '',
+		listName: watch === 'list' ? String(ctx.getNodeParameter('listName', '') ?? '') : '',
 		watchFor: knownKinds(Array.isArray(kinds) ? kinds : []),
 	};
 }
@@ -84,14 +104,34 @@ const lastList = new Map<string, { text: string; kinds: string; network: Network
  */
 export function watchingOf(node: INode, params: WatchParameters, network: Network, key: string): Watching {
 	if (params.watch === 'filters') return { filters: toEventFilters(params.events) as unknown as EventFilter[] };
+	if (params.watch === 'list') throw new NodeOperationError(node, 'A watch list is read from the service (hookFilters), not from the parameters');
 	const kinds = params.watchFor.join(',');
 	const kept = lastList.get(key);
 	if (kept && kept.text === params.addresses && kept.kinds === kinds && kept.network === network) return kept.watching;
-	if (params.watchFor.length === 0) {
-		throw new NodeOperationError(node, 'Watch For is empty', { description: 'Pick at least one kind of event to watch the addresses for.' });
-	}
+	checkedKinds(node, params);
 	const addresses = checkedPrincipals(node, linesOf(params.addresses), network, 'the address list');
 	const watching = { filters: watchFilters(addresses, params.watchFor), list: new WatchedAddresses(new Set(addresses), params.watchFor) };
 	lastList.set(key, { text: params.addresses, kinds, network, watching });
 	return watching;
+}
+
+function checkedKinds(node: INode, params: WatchParameters): WatchKind[] {
+	if (params.watchFor.length === 0) {
+		throw new NodeOperationError(node, 'Watch For is empty', { description: 'Pick at least one kind of event to watch the addresses for.' });
+	}
+	return params.watchFor;
+}
+
+/**
+ * The hook's filters, and what its name ends with: for a watch list, the list's addresses as the service
+ * keeps them (none yet: a filter that matches nothing, until the first is added) and the marker by which
+ * an edit of the list finds this hook.
+ */
+export async function hookFilters(node: INode, params: WatchParameters, service: Service, key: string): Promise<{ filters: EventFilter[]; nameSuffix: string }> {
+	const { network } = service.connection;
+	if (params.watch !== 'list') return { filters: watchingOf(node, params, network, key).filters, nameSuffix: '' };
+	const name = checkedListName(node, params.listName);
+	const kinds = checkedKinds(node, params);
+	const list = findListHook(await service.list(), name, network);
+	return { filters: watchingFilters(list ? addressesOf(list) : [], kinds, network), nameSuffix: watchMarker(name, kinds) };
 }

@@ -4,10 +4,10 @@
  * (`service.read(uuid)`), not how. The endpoints themselves are hookEndpoints.ts's and
  * secretEndpoints.ts's.
  */
-import type { Definition, Hook } from '../schemas';
+import type { Definition, DefinitionUpdate, Hook } from '../schemas';
 import type { Connection } from '../transport/connection';
 import type { RequestContext } from '../transport/context';
-import { type BlockRef, deleteHookIfThere, evaluateHook, hooksPostingTo, readHook, registerHook, setHookEnabled } from './hookEndpoints';
+import { type BlockRef, deleteHookIfThere, evaluateHook, hooksPostingTo, listHooks, readHook, registerHook, setHookEnabled, updateHook } from './hookEndpoints';
 import { getSecret } from './secretEndpoints';
 
 export interface Service {
@@ -15,10 +15,14 @@ export interface Service {
 	connection: Connection;
 	/** The hook, or undefined when it is gone (404). */
 	read(uuid: string): Promise<Hook | undefined>;
+	/** All the account's hooks, oldest first. */
+	list(): Promise<Hook[]>;
 	/** The account's hooks posting to `url`, or to any URL ending with `{ path }`. */
 	postingTo(url: string | { path: string }): Promise<Hook[]>;
 	/** Registers a hook (never repeated by the transport: a lost answer may hide a hook the service made). */
 	register(definition: Definition): Promise<Hook>;
+	/** Changes part of a hook's definition in place (same UUID). */
+	update(uuid: string, update: DefinitionUpdate): Promise<void>;
 	/** Enables a disabled hook, or resumes an interrupted one (the same PATCH does both). */
 	enable(uuid: string): Promise<void>;
 	/** Deletes the hook; false when it was gone already (404). */
@@ -34,7 +38,9 @@ export function serviceFor(ctx: RequestContext, connection: Connection): Service
 	return {
 		connection,
 		read: async (uuid) => await readHook(ctx, uuid, options),
+		list: async () => await listHooks(ctx, options),
 		postingTo: async (url) => await hooksPostingTo(ctx, url, options),
+		update: async (uuid, update) => await updateHook(ctx, uuid, update, options),
 		register: async (definition) => await registerHook(ctx, definition, options),
 		enable: async (uuid) => await setHookEnabled(ctx, uuid, true, options),
 		deleteIfThere: async (uuid) => await deleteHookIfThere(ctx, uuid, options),

@@ -243,6 +243,95 @@ describe('Watching a list of addresses', () => {
 	});
 });
 
+describe('A watch list edited live from other workflows', () => {
+	const LIVE_WEBHOOK_ID = '6b0e2d94-1f3a-4c7e-8d25-0a9b3c4d5e6f';
+	const hookUrl = () => n8n.webhookUrl(`${LIVE_WEBHOOK_ID}/webhook`);
+	const liveHook = () => emu.hooks(API_KEY).find((hook) => hook.definition.action.url === hookUrl());
+	const listHook = () => emu.hooks(API_KEY).find((hook) => hook.definition.name === 'n8n watch list: deposits');
+	const addressNo = (n: number) => c32address(26, (n + 0x10000).toString(16).padStart(40, '0'));
+	const range = (from: number, count: number) => Array.from({ length: count }, (_, i) => addressNo(from + i));
+
+	/** A workflow any system can call to edit the list: a Webhook, one item an address (Split Out), the Stacks Hooks node. */
+	function editor(operation: 'add' | 'remove', webhookId: string): WorkflowJson {
+		return {
+			name: `Watch list: ${operation}`,
+			nodes: [
+				{ id: `e1${webhookId.slice(2)}`, name: 'Webhook', type: 'n8n-nodes-base.webhook', typeVersion: 2, position: [0, 0], webhookId, parameters: { httpMethod: 'POST', path: `watch-list-${operation}`, responseMode: 'lastNode', options: {} } },
+				{ id: `e2${webhookId.slice(2)}`, name: 'Split Out', type: 'n8n-nodes-base.splitOut', typeVersion: 1, position: [200, 0], parameters: { fieldToSplitOut: 'body.addresses', options: { destinationFieldName: 'address' } } },
+				{
+					id: `e3${webhookId.slice(2)}`,
+					name: 'Stacks Hooks',
+					type: ACTION,
+					typeVersion: 1,
+					position: [400, 0],
+					parameters: { resource: 'watchList', operation, listName: 'deposits', address: '={{ $json.address }}' },
+					credentials: { stacksHooksApi: credential },
+				},
+			],
+			connections: { Webhook: { main: [[{ node: 'Split Out', type: 'main', index: 0 }]] }, 'Split Out': { main: [[{ node: 'Stacks Hooks', type: 'main', index: 0 }]] } },
+		};
+	}
+	const editList = async (operation: 'add' | 'remove', addresses: string[]) => {
+		const answer = await n8n.request(n8n.webhookUrl(`watch-list-${operation}`), { method: 'POST', headers: { 'content-type': 'application/json' }, body: { addresses } });
+		expect(answer.status).toBe(200);
+		return answer.json as Record<string, unknown>;
+	};
+	const transfersTo = (recipients: string[], others = 0) => ({
+		height: ++height,
+		transactions: [
+			...recipients.map((recipient, i) => ({ kind: 'stx_transfer' as const, sender: BOB, recipient, amount: 100 + i })),
+			...range(90_000, others).map((recipient) => ({ kind: 'stx_transfer' as const, sender: BOB, recipient, amount: 1 })),
+		],
+	});
+	let triggerId: string;
+
+	beforeAll(async () => {
+		for (const [operation, id] of [['add', '8c1d2e3f-4a5b-4c6d-9e7f-0a1b2c3d4e5f'], ['remove', '9d2e3f4a-5b6c-4d7e-8f90-1a2b3c4d5e6f']] as const) {
+			await n8n.api.activate((await n8n.api.createWorkflow(editor(operation, id))).id);
+		}
+	});
+
+	it('holds 10,000 addresses added by one run, and a trigger activated on it watches them all', async () => {
+		expect(await editList('add', range(0, 10_000))).toMatchObject({ list: 'deposits', added: true, listSize: 10_000 });
+		expect(listHook()!.definition.filters.events).toHaveLength(10_000);
+		expect(listHook()!.status.enabled).toBe(false);
+		const workflow = triggerWorkflow(ALICE, LIVE_WEBHOOK_ID, 'Deposits, live');
+		workflow.nodes[0].parameters = { watch: 'list', listName: 'deposits', watchFor: ['stxReceived'], output: 'event' };
+		triggerId = (await n8n.api.createWorkflow(workflow)).id;
+		await n8n.api.activate(triggerId);
+		expect(liveHook()!.definition.filters.events).toHaveLength(10_000);
+	});
+
+	it('delivers, once each, the transfers to 50 addresses added a moment before the very next block', async () => {
+		const before = liveHook()!.uuid;
+		const added = range(20_000, 50);
+		expect(await editList('add', added)).toMatchObject({ listSize: 10_050, hooksUpdated: [before] });
+		expect(liveHook()!.uuid).toBe(before);
+		await emu.injectBlock(transfersTo(added, 5));
+		const [execution] = await n8n.api.waitForExecutions(triggerId, 1);
+		expect(items(execution).map((item) => item.watched)).toEqual(added.map((address) => [{ address, direction: 'in' }]));
+	});
+
+	it('loses no edit to a restart of n8n between edits, and delivers nothing for 50 addresses removed', async () => {
+		const added = range(30_000, 50);
+		await editList('add', added);
+		await n8n.restart();
+		await editList('remove', range(20_000, 50));
+		expect(liveHook()!.definition.filters.events).toHaveLength(10_050);
+		expect(await emu.injectBlock(transfersTo(range(20_000, 50)))).toEqual([]);
+		await emu.injectBlock(transfersTo(added));
+		const executions = await n8n.api.waitForExecutions(triggerId, 2);
+		expect(items(executions[1]).map((item) => (item.watched as Array<{ address: string }>)[0].address)).toEqual(added);
+		await expectNoNewExecution(triggerId, 2);
+	});
+
+	it('keeps the list when the trigger is deactivated', async () => {
+		await n8n.api.deactivate(triggerId);
+		expect(liveHook()).toBeUndefined();
+		expect(listHook()!.definition.filters.events).toHaveLength(10_050);
+	});
+});
+
 describe('Listening for a test event in the editor', () => {
 	const TEST_WEBHOOK_ID = '7a2d9c41-5e3b-4f6a-8c1d-2b9e0f4a6d35';
 	const listen = (id: string) =>

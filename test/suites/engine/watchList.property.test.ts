@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import type { INodeParameters } from 'n8n-workflow';
 
 import { type ChainEvent, eventMatches, type EventFilter, movedValue, transactionEvents } from '../../../nodes/shared/chainEvents';
-import { knownKinds, watchFilters, type WatchKind } from '../../../nodes/StacksHooksTrigger/watch/kinds';
+import { knownKinds, watchFilters, type WatchKind } from '../../../nodes/shared/watchList/kinds';
 import { WatchedAddresses } from '../../../nodes/StacksHooksTrigger/watch/watchedAddresses';
 import { type DeliveryPayload, makeBlock } from '../../emulator';
 import { ADDRESSES, txInput } from '../../support/deliveryArbitraries';

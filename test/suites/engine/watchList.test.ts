@@ -111,13 +111,16 @@ describe('the hook of a watch list', () => {
 		}
 	});
 
-	it('keeps its hook through a restart when the list is unchanged, and replaces it when the list changed', async () => {
+	it('keeps its hook through a restart when the list is unchanged, and updates it in place when the list changed', async () => {
 		const staticData = await activate(watching(`${ALICE}\n${BOB}`));
 		const [first] = emu.hooks(API_KEY);
 		expect(await runTriggerHook('checkExists', staticData, { parameters: watching(`${ALICE}\n${BOB}`), credentials: credentialsFor(emu) })).toBe(true);
 		expect(emu.hooks(API_KEY).map((hook) => hook.uuid)).toEqual([first.uuid]);
-		expect(await runTriggerHook('checkExists', staticData, { parameters: watching(`${ALICE}\n${BOB}\n${CAROL}`), credentials: credentialsFor(emu) })).toBe(false);
-		expect(emu.hooks(API_KEY)).toHaveLength(0);
+		// Published again with a longer list: the same hook, never deleted, so no block is missed in between.
+		expect(await runTriggerHook('checkExists', staticData, { parameters: watching(`${ALICE}\n${BOB}\n${CAROL}`), credentials: credentialsFor(emu) })).toBe(true);
+		expect(emu.hooks(API_KEY).map((hook) => hook.uuid)).toEqual([first.uuid]);
+		expect(emu.hooks(API_KEY)[0].definition.filters.events).toHaveLength(18);
+		expect(emu.requests.filter((request) => request.method === 'DELETE')).toEqual([]);
 	});
 });
 

@@ -1,12 +1,12 @@
 /**
  * What can happen to a watched address, from one table: each kind a user picks under "Watch For",
  * and the service's filters that select it for one address (one filter per address and kind, three
- * for mints and burns: STX, tokens, NFTs). The trigger's matching of its list (watchedAddresses.ts)
+ * for mints and burns: STX, tokens, NFTs). The trigger's matching of its list (StacksHooksTrigger/watch/watchedAddresses.ts)
  * says the same in its own way, and a property checks the two agree (test/suites/engine/watchList.property.test.ts).
  */
 import type { INodeProperties } from 'n8n-workflow';
 
-import type { EventFilter } from '../../shared/chainEvents';
+import type { EventFilter } from '../chainEvents';
 
 export type WatchKind =
 	| 'stxReceived'

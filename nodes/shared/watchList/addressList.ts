@@ -1,13 +1,15 @@
 /**
  * A list of principals a user typed or sent (one per line, or one per item): each checked to be a
- * principal of the credential's network (principal.ts), duplicates dropped, the order kept. A list
+ * principal of the credential's network (../principal.ts), duplicates dropped, the order kept. A list
  * with a bad entry is refused whole, with an error naming each bad entry where the user typed it.
  */
 import type { INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { Network } from './constants';
-import { principalProblem } from './principal';
+import type { Network } from '../constants';
+import { principalProblem } from '../principal';
+
+const capitalized = (text: string) => `${text[0].toUpperCase()}${text.slice(1)}`;
 
 /** How many bad entries an error names one by one. */
 const NAMED = 5;
@@ -43,12 +45,18 @@ export function checkedPrincipals(node: INode, entries: readonly ListEntry[], ne
 	}
 	if (badCount > 0) {
 		const more = badCount > NAMED ? `; and ${badCount - NAMED} more` : '';
-		throw new NodeOperationError(node, `${badCount === 1 ? 'An entry' : `${badCount} entries`} of ${what} ${badCount === 1 ? 'is' : 'are'} not ${network} Stacks principals`, {
+		const message =
+			entries.length === 1
+				? `${capitalized(what)} is not a ${network} Stacks principal`
+				: badCount === 1
+					? `An entry of ${what} is not a ${network} Stacks principal`
+					: `${badCount} entries of ${what} are not ${network} Stacks principals`;
+		throw new NodeOperationError(node, message, {
 			description: `${bad.join('; ')}${more}. Each entry must be one Stacks address (${network === 'mainnet' ? 'SP… or SM…' : 'ST… or SN…'}) or contract (ADDRESS.contract-name).`,
 		});
 	}
 	if (seen.size === 0) {
-		throw new NodeOperationError(node, `${what[0].toUpperCase()}${what.slice(1)} is empty`, { description: 'Give at least one Stacks address or contract, one per line.' });
+		throw new NodeOperationError(node, `${capitalized(what)} is empty`, { description: 'Give at least one Stacks address or contract, one per line.' });
 	}
 	return [...seen];
 }

@@ -1,0 +1,43 @@
+/**
+ * Adding and removing addresses: every item of a run is one address, and the run is one edit of the
+ * list (nodes/shared/watchList/edit.ts): a few requests however many items, where an edit an item
+ * would cost four each. An item whose address is not valid fails alone.
+ */
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { checkedPrincipals } from '../../../shared/watchList/addressList';
+import { editList } from '../../../shared/watchList/edit';
+import { checkedListName } from '../../../shared/watchList/listHook';
+import { getConnection } from '../../../shared/transport/connection';
+import type { BatchResult } from '../operation';
+
+export async function editFromItems(ctx: IExecuteFunctions, itemIndexes: number[], how: 'add' | 'remove'): Promise<BatchResult> {
+	const connection = await getConnection(ctx);
+	const node = ctx.getNode();
+	const results: BatchResult = new Map();
+	const byList = new Map<string, Array<{ itemIndex: number; address: string }>>();
+	for (const itemIndex of itemIndexes) {
+		try {
+			const name = checkedListName(node, ctx.getNodeParameter('listName', itemIndex), itemIndex);
+			const typed = String(ctx.getNodeParameter('address', itemIndex, '') ?? '').trim();
+			const [address] = checkedPrincipals(node, [{ principal: typed, where: `item ${itemIndex + 1}` }], connection.network, 'the address');
+			byList.set(name, [...(byList.get(name) ?? []), { itemIndex, address }]);
+		} catch (error) {
+			results.set(itemIndex, error instanceof NodeOperationError ? new NodeOperationError(node, error.message, { itemIndex, description: error.description ?? undefined }) : (error as Error));
+		}
+	}
+	for (const [name, entries] of byList) {
+		const addresses = entries.map((entry) => entry.address);
+		const edit = await editList(ctx, connection, name, how === 'add' ? { add: addresses, remove: [] } : { add: [], remove: addresses });
+		const before = new Set(edit.before);
+		const common: IDataObject = {
+			listSize: edit.after.length,
+			hooksUpdated: edit.watchers.filter((watcher) => watcher.updated).map((watcher) => watcher.uuid),
+		};
+		for (const { itemIndex, address } of entries) {
+			results.set(itemIndex, { list: name, address, [how === 'add' ? 'added' : 'removed']: how === 'add' ? !before.has(address) : before.has(address), ...common });
+		}
+	}
+	return results;
+}

@@ -1,0 +1,107 @@
+/**
+ * An edit of a watch list: addresses added and removed, kept at the service (listHook.ts), then
+ * applied in place to every hook watching the list (a PATCH of its filters: same UUID, no
+ * re-registration, nothing for its trigger to re-publish).
+ *
+ * The service has no conditional write, so an edit reads the list, changes it and writes it back.
+ * Edits of one list in this n8n process take turns; an edit reads the list back after writing it, and
+ * writes it again while its change is not all there (another process wrote over it), up to three times.
+ */
+import type { Definition, Hook } from '../schemas';
+import { listHooks, readHook, registerHook, updateHook } from '../api/hookEndpoints';
+import type { Connection } from '../transport/connection';
+import type { RequestContext } from '../transport/context';
+import type { EventFilter } from '../chainEvents';
+import { addressesOf, findListHook, listDefinition, watchedListOf, watchingFilters } from './listHook';
+
+export interface ListChange {
+	add: readonly string[];
+	remove: readonly string[];
+}
+
+export interface EditResult {
+	/** The list as it was before the edit, and as it is now. */
+	before: string[];
+	after: string[];
+	/** The list's own hook (undefined for a list that never held an address and still holds none). */
+	listHookUuid?: string;
+	/** The hooks watching the list, each updated in place when its filters changed. */
+	watchers: Array<{ uuid: string; name: string; updated: boolean }>;
+}
+
+const WRITES = 3;
+
+/** The edit running for each list of each account in this process: the next one waits for it. */
+const turns = new Map<string, Promise<unknown>>();
+
+async function inTurn<T>(key: string, run: () => Promise<T>): Promise<T> {
+	const before = turns.get(key) ?? Promise.resolve();
+	const mine = before.then(run, run);
+	const settled = mine.then(
+		() => undefined,
+		() => undefined,
+	);
+	turns.set(key, settled);
+	try {
+		return await mine;
+	} finally {
+		if (turns.get(key) === settled) turns.delete(key);
+	}
+}
+
+function applied(addresses: readonly string[], change: ListChange): string[] {
+	const removed = new Set(change.remove);
+	const kept = addresses.filter((address) => !removed.has(address));
+	const present = new Set(kept);
+	for (const address of change.add) {
+		if (!removed.has(address) && !present.has(address)) {
+			kept.push(address);
+			present.add(address);
+		}
+	}
+	return kept;
+}
+
+const sameFilters = (a: readonly unknown[], b: readonly unknown[]) => JSON.stringify(a) === JSON.stringify(b);
+
+/** Applies `change` to list `name` and to the hooks watching it; the list's hook is registered on its first address. */
+export async function editList(ctx: RequestContext, connection: Connection, name: string, change: ListChange): Promise<EditResult> {
+	return await inTurn(`${connection.accountKey}\u0000${name}`, async () => {
+		const options = { connection };
+		let list = findListHook(await listHooks(ctx, options), name, connection.network);
+		const before = list ? addressesOf(list) : [];
+		let after = applied(before, change);
+		if (!list) {
+			if (after.length > 0) list = await registerHook(ctx, listDefinition(name, connection.network, after), options);
+		} else {
+			for (let write = 1; ; write++) {
+				const current = addressesOf(list);
+				after = applied(current, change);
+				if (sameFilters(current, after)) break;
+				if (write > WRITES) throw new Error(`The watch list "${name}" was written over by other edits ${WRITES} times in a row; nothing of this edit is kept. Try again.`);
+				await updateHook(ctx, list.uuid, { filters: listDefinition(name, connection.network, after).filters }, options);
+				const back = await readHook(ctx, list.uuid, options);
+				if (!back) throw new Error(`The watch list "${name}" was deleted at the service while it was edited`);
+				list = back;
+			}
+		}
+		// Listed again after the list is written: a trigger activated meanwhile read the list before or after
+		// this write; in the first case its hook is among these.
+		const watchers = await updateWatchers(ctx, connection, await listHooks(ctx, options), name, after);
+		return { before, after, ...(list && { listHookUuid: list.uuid }), watchers };
+	});
+}
+
+/** Each hook watching list `name` gets the filters of `addresses`, in place, when its own differ. */
+async function updateWatchers(ctx: RequestContext, connection: Connection, hooks: readonly Hook[], name: string, addresses: readonly string[]): Promise<EditResult['watchers']> {
+	const results: EditResult['watchers'] = [];
+	for (const hook of hooks) {
+		const watched = watchedListOf(hook);
+		if (!watched || watched.name !== name || hook.definition.network !== connection.network) continue;
+		const filters: EventFilter[] = watchingFilters(addresses, watched.kinds, connection.network);
+		const updated = !sameFilters(hook.definition.filters.events, filters);
+		if (updated) await updateHook(ctx, hook.uuid, { filters: { events: filters } as Definition['filters'] }, { connection });
+		results.push({ uuid: hook.uuid, name: hook.definition.name, updated });
+	}
+	return results;
+}

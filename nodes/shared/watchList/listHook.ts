@@ -1,0 +1,87 @@
+/**
+ * Where a watch list is kept: at the service, as a hook of its own that is never enabled (a "list
+ * hook", named `n8n watch list: <name>`), one `balance_change` filter per address. It is the one
+ * place both nodes reach with the credential, in every topology, and it outlives what n8n keeps:
+ * a restart, the trigger's deactivation (which deletes only the trigger's own hook), a health
+ * check registering that hook again. n8n keeps no store both reach: a community node may not call
+ * n8n's Data Table helpers, and a trigger's static data is out of the action node's reach.
+ *
+ * A trigger watching a list says so in its hook's name (`… [watch list: deposits | stxReceived
+ * stxSent]`): that is how an edit finds the hooks to update, and with which kinds.
+ */
+import type { INode } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import type { EventFilter } from '../chainEvents';
+import { NETWORKS, type Network } from '../constants';
+import type { Definition, Hook } from '../schemas';
+import { knownKinds, watchFilters, type WatchKind } from './kinds';
+
+const PREFIX = 'n8n watch list: ';
+const NAME = /^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$/;
+
+/** A list's name as a user typed it, trimmed; throws when it is not one. */
+export function checkedListName(node: INode, raw: unknown, itemIndex?: number): string {
+	const name = String(raw ?? '').trim();
+	if (!NAME.test(name)) {
+		throw new NodeOperationError(node, `"${name}" is not a watch list name`, {
+			itemIndex,
+			description: 'A name is 1 to 64 letters, digits, spaces, dots, dashes or underscores, starting with a letter or digit, e.g. deposits.',
+		});
+	}
+	return name;
+}
+
+export const listHookName = (name: string) => `${PREFIX}${name}`;
+
+/** The boot address of each network: no one else deploys contracts there. */
+const BOOT: Record<Network, string> = { mainnet: 'SP000000000000000000002Q6VF78', testnet: 'ST000000000000000000002AMW42H' };
+
+/**
+ * A filter no event matches (an NFT of a contract that cannot exist), held by a hook whose list is empty:
+ * the service's filters are OR-ed, and a definition needs one.
+ */
+export const matchNothing = (network: Network): EventFilter => ({ type: 'nft_burn', asset_identifier: `${BOOT[network]}.n8n-empty-watch-list::none` });
+
+/** Never posted to: the list hook is never enabled, and `.invalid` never resolves (RFC 2606). */
+const NOWHERE = 'https://watch-list.invalid/';
+
+/** The definition of list `name` holding `addresses`. */
+export function listDefinition(name: string, network: Network, addresses: readonly string[]): Definition {
+	const events = addresses.length > 0 ? addresses.map((principal) => ({ type: 'balance_change', principal })) : [matchNothing(network)];
+	return { name: listHookName(name), version: '1', chain: 'stacks', network, filters: { events }, action: { type: 'http_post', url: `${NOWHERE}${encodeURIComponent(name)}` } } as Definition;
+}
+
+/** The list hook of `name` among the account's hooks (the oldest, should there be two). */
+export function findListHook(hooks: readonly Hook[], name: string, network: Network): Hook | undefined {
+	return hooks.find((hook) => hook.definition.name === listHookName(name) && hook.definition.network === network);
+}
+
+/** The addresses a list hook holds, in order. */
+export function addressesOf(hook: Hook): string[] {
+	const addresses: string[] = [];
+	for (const filter of hook.definition.filters.events as EventFilter[]) {
+		if (filter.type === 'balance_change' && typeof filter.principal === 'string') addresses.push(filter.principal);
+	}
+	return addresses;
+}
+
+/** What a watching hook's name ends with. */
+export const watchMarker = (name: string, kinds: readonly WatchKind[]) => ` [watch list: ${name} | ${kinds.join(' ')}]`;
+
+const MARKER = / \[watch list: ([^|\]]+) \| ([^\]]*)\]$/;
+
+/** The list and kinds a hook watches, from its name; undefined for a hook watching no list. */
+export function watchedListOf(hook: Hook): { name: string; kinds: WatchKind[] } | undefined {
+	const found = MARKER.exec(hook.definition.name);
+	if (!found) return undefined;
+	const kinds = knownKinds(found[2].split(' '));
+	return kinds.length > 0 ? { name: found[1], kinds } : undefined;
+}
+
+/** A watching hook's filters for `addresses`. */
+export function watchingFilters(addresses: readonly string[], kinds: readonly WatchKind[], network: Network): EventFilter[] {
+	return addresses.length > 0 ? watchFilters(addresses, kinds) : [matchNothing(network)];
+}
+
+export const networkOf = (hook: Hook): Network | undefined => (Object.hasOwn(NETWORKS, hook.definition.network) ? (hook.definition.network as Network) : undefined);

@@ -1,0 +1,191 @@
+/**
+ * Watch lists kept at the service and edited live, through n8n-core's engine against the emulator:
+ * the Stacks Hooks node's Watch List operations (all items of a run one edit), and a trigger watching
+ * the list, whose hook follows each edit in place and whose items name the addresses.
+ */
+import { c32address } from 'c32check';
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
+
+import { checkDefinition, type DeliveryPayload, makeBlock } from '../../emulator';
+import {
+	activateTrigger,
+	ALICE,
+	API_KEY,
+	BOB,
+	credentialsFor,
+	deliverToTrigger,
+	emu,
+	runAction,
+	runTriggerHook,
+	triggerParameters,
+	useEmulator,
+} from '../../support/engine/fixtures';
+
+useEmulator();
+
+const addressNo = (n: number) => c32address(26, n.toString(16).padStart(40, '0'));
+const LIST_HOOK = 'n8n watch list: deposits';
+
+const edit = (operation: 'add' | 'remove', addresses: string[], opts: { continueOnFail?: boolean; listName?: string } = {}) =>
+	runAction(emu, { resource: 'watchList', operation, listName: opts.listName ?? 'deposits', address: '={{ $json.address }}' }, { items: addresses.map((address) => ({ address })), continueOnFail: opts.continueOnFail });
+const getList = async (listName = 'deposits') => (await runAction(emu, { resource: 'watchList', operation: 'get', listName })).items[0].json;
+
+const listHook = () => emu.hooks(API_KEY).find((hook) => hook.definition.name === LIST_HOOK);
+const outputs = (result: { items: Array<{ json: IDataObject }> }) => result.items.map((item) => item.json);
+
+const watchingParameters = (overrides: INodeParameters = {}) => triggerParameters({ watch: 'list', listName: 'deposits', watchFor: ['stxReceived', 'stxSent'], output: 'event', ...overrides });
+const activate = (staticData: IDataObject = {}, parameters = watchingParameters()) => activateTrigger(staticData, { parameters, credentials: credentialsFor(emu) });
+const triggerHook = () => emu.hooks(API_KEY).find((hook) => hook.definition.name.includes('[watch list: deposits |'));
+
+function transfer(sender: string, recipient: string, height: number): DeliveryPayload {
+	return {
+		chainhook: { uuid: triggerHook()!.uuid, name: triggerHook()!.definition.name },
+		event: { chain: 'stacks', network: 'testnet', apply: [makeBlock({ height, transactions: [{ kind: 'stx_transfer', sender, recipient, amount: 10 }] })], rollback: [] },
+	} as DeliveryPayload;
+}
+
+describe('Watch List operations', () => {
+	it('add the addresses of all the items of a run in one edit, kept as a list hook that never delivers', async () => {
+		const addresses = Array.from({ length: 50 }, (_, i) => addressNo(i + 1));
+		const result = await edit('add', addresses);
+		expect(outputs(result)).toEqual(addresses.map((address) => ({ list: 'deposits', address, added: true, listSize: 50, hooksUpdated: [] })));
+		const hook = listHook()!;
+		expect(hook.status.enabled).toBe(false);
+		expect(hook.definition.filters.events).toEqual(addresses.map((principal) => ({ type: 'balance_change', principal })));
+		expect(checkDefinition(hook.definition).ok).toBe(true);
+		// One edit: the hooks listed, the list registered, the hooks listed again; not a request an item.
+		expect(emu.requests.map((request) => request.method)).toEqual(['GET', 'POST', 'GET']);
+	});
+
+	it('say which addresses were new, and keep each address once', async () => {
+		await edit('add', [ALICE]);
+		emu.clearRequests();
+		const result = await edit('add', [ALICE, BOB, BOB]);
+		expect(outputs(result).map(({ address, added, listSize }) => ({ address, added, listSize }))).toEqual([
+			{ address: ALICE, added: false, listSize: 2 },
+			{ address: BOB, added: true, listSize: 2 },
+			{ address: BOB, added: true, listSize: 2 },
+		]);
+		expect(emu.requests.map((request) => `${request.method} ${request.path.replace(/[0-9a-f-]{36}/, '{uuid}')}`)).toEqual([
+			'GET /hooks/v1/me/',
+			'PATCH /hooks/v1/me/{uuid}',
+			'GET /hooks/v1/me/{uuid}',
+			'GET /hooks/v1/me/',
+		]);
+		expect((await getList()).addresses).toEqual([ALICE, BOB]);
+	});
+
+	it('remove addresses, saying which were there', async () => {
+		await edit('add', [ALICE, BOB]);
+		const result = await edit('remove', [BOB, addressNo(9)]);
+		expect(outputs(result).map(({ address, removed, listSize }) => ({ address, removed, listSize }))).toEqual([
+			{ address: BOB, removed: true, listSize: 1 },
+			{ address: addressNo(9), removed: false, listSize: 1 },
+		]);
+		expect((await getList()).addresses).toEqual([ALICE]);
+	});
+
+	it('fail an item with a bad address alone, naming it, when the node continues on error', async () => {
+		const mistyped = `${ALICE.slice(0, -1)}N`;
+		const result = await edit('add', [ALICE, mistyped, BOB], { continueOnFail: true });
+		expect(outputs(result)).toEqual([
+			expect.objectContaining({ address: ALICE, added: true, listSize: 2 }),
+			{ error: 'The address is not a testnet Stacks principal', description: expect.stringContaining(`item 2: "${mistyped}" is not a Stacks address: its checksum does not match`) },
+			expect.objectContaining({ address: BOB, added: true, listSize: 2 }),
+		]);
+		const stopped = await edit('add', [mistyped]);
+		expect(stopped.error?.message).toBe('The address is not a testnet Stacks principal');
+	});
+
+	it('refuse a list name that is not one', async () => {
+		const result = await edit('add', [ALICE], { listName: 'no/slashes' });
+		expect(result.error?.message).toBe('"no/slashes" is not a watch list name');
+		expect(emu.hooks(API_KEY)).toEqual([]);
+	});
+
+	it('take turns on one list within a process: two runs at once both land', async () => {
+		await Promise.all([edit('add', [addressNo(1), addressNo(2)]), edit('add', [addressNo(3)]), edit('remove', [addressNo(1)])]);
+		expect(new Set((await getList()).addresses as string[])).toEqual(new Set([addressNo(2), addressNo(3)]));
+	});
+
+	it('get an empty list when it never held an address', async () => {
+		expect(await getList('never-used')).toEqual({ list: 'never-used', size: 0, addresses: [], listHookUuid: null, watchedBy: [] });
+	});
+});
+
+describe('a trigger watching a watch list', () => {
+	it('registers the list\'s addresses for its kinds, and follows each edit in place within the edit', async () => {
+		await edit('add', [ALICE]);
+		await activate();
+		const hook = triggerHook()!;
+		expect(hook.definition.name).toBe('n8n: Payments (wf42) [watch list: deposits | stxReceived stxSent]');
+		expect(hook.definition.filters.events).toEqual([
+			{ type: 'stx_transfer', receiver: ALICE },
+			{ type: 'stx_transfer', sender: ALICE },
+		]);
+
+		const added = await edit('add', [BOB]);
+		expect(outputs(added)[0]).toMatchObject({ added: true, listSize: 2, hooksUpdated: [hook.uuid] });
+		expect(triggerHook()!.uuid).toBe(hook.uuid);
+		expect(triggerHook()!.definition.filters.events).toEqual([
+			{ type: 'stx_transfer', receiver: ALICE },
+			{ type: 'stx_transfer', sender: ALICE },
+			{ type: 'stx_transfer', receiver: BOB },
+			{ type: 'stx_transfer', sender: BOB },
+		]);
+		expect((await getList()).watchedBy).toEqual([{ uuid: hook.uuid, name: hook.definition.name, kinds: ['stxReceived', 'stxSent'], enabled: true }]);
+
+		await edit('remove', [ALICE]);
+		expect(triggerHook()!.definition.filters.events).toEqual([
+			{ type: 'stx_transfer', receiver: BOB },
+			{ type: 'stx_transfer', sender: BOB },
+		]);
+	});
+
+	it('watches an empty list with a filter that matches nothing, until the first address comes', async () => {
+		await activate();
+		expect(triggerHook()!.definition.filters.events).toEqual([{ type: 'nft_burn', asset_identifier: 'ST000000000000000000002AMW42H.n8n-empty-watch-list::none' }]);
+		expect(checkDefinition(triggerHook()!.definition).ok).toBe(true);
+		await edit('add', [ALICE]);
+		expect(triggerHook()!.definition.filters.events).toHaveLength(2);
+		await edit('remove', [ALICE]);
+		expect(triggerHook()!.definition.filters.events).toEqual([{ type: 'nft_burn', asset_identifier: 'ST000000000000000000002AMW42H.n8n-empty-watch-list::none' }]);
+	});
+
+	it('names the address of each item, an address added a moment ago included', async () => {
+		await edit('add', [ALICE]);
+		const staticData = await activate();
+		const first = await deliverToTrigger(transfer(ALICE, BOB, 10), staticData, watchingParameters());
+		expect(first.response.workflowData?.[0].map((item) => item.json.watched)).toEqual([[{ address: ALICE, direction: 'out' }]]);
+		await edit('add', [BOB]);
+		// The trigger read the list a moment ago; the new address's transfer makes it read it again.
+		const second = await deliverToTrigger(transfer(addressNo(5), BOB, 11), staticData, watchingParameters());
+		expect(second.response.workflowData?.[0].map((item) => item.json.watched)).toEqual([[{ address: BOB, direction: 'in' }]]);
+	});
+
+	it('keeps the list when deactivated, and watches it again, edits made meanwhile included, when activated', async () => {
+		await edit('add', [ALICE]);
+		const staticData = await activate();
+		await runTriggerHook('delete', staticData, { parameters: watchingParameters(), credentials: credentialsFor(emu) });
+		expect(triggerHook()).toBeUndefined();
+		await edit('add', [BOB]);
+		expect((await getList()).addresses).toEqual([ALICE, BOB]);
+		await activate(staticData);
+		expect(triggerHook()!.definition.filters.events).toHaveLength(4);
+	});
+
+	it('updates its hook in place at a restart when the list changed without it (an edit that did not reach it)', async () => {
+		await edit('add', [ALICE]);
+		const staticData = await activate();
+		const { uuid } = triggerHook()!;
+		// The list changed at the service, the trigger's hook not.
+		await fetch(`${emu.url}/me/${listHook()!.uuid}`, {
+			method: 'PATCH',
+			headers: { 'x-api-key': API_KEY, 'content-type': 'application/json' },
+			body: JSON.stringify({ filters: { events: [{ type: 'balance_change', principal: ALICE }, { type: 'balance_change', principal: BOB }] } }),
+		});
+		expect(await runTriggerHook('checkExists', staticData, { parameters: watchingParameters(), credentials: credentialsFor(emu), activation: 'init' })).toBe(true);
+		expect(triggerHook()!.uuid).toBe(uuid);
+		expect(triggerHook()!.definition.filters.events).toHaveLength(4);
+	});
+});
