@@ -17,6 +17,8 @@ import { addressesOf, findListHook, listDefinition, watchedListOf, watchingFilte
 export interface ListChange {
 	add: readonly string[];
 	remove: readonly string[];
+	/** The list becomes exactly `add` (a list kept elsewhere, such as a Data Table, brought in step). */
+	replace?: boolean;
 }
 
 export interface EditResult {
@@ -51,7 +53,7 @@ async function inTurn<T>(key: string, run: () => Promise<T>): Promise<T> {
 
 function applied(addresses: readonly string[], change: ListChange): string[] {
 	const removed = new Set(change.remove);
-	const kept = addresses.filter((address) => !removed.has(address));
+	const kept = change.replace ? [] : addresses.filter((address) => !removed.has(address));
 	const present = new Set(kept);
 	for (const address of change.add) {
 		if (!removed.has(address) && !present.has(address)) {

@@ -26,7 +26,7 @@ useEmulator();
 const addressNo = (n: number) => c32address(26, n.toString(16).padStart(40, '0'));
 const LIST_HOOK = 'n8n watch list: deposits';
 
-const edit = (operation: 'add' | 'remove', addresses: string[], opts: { continueOnFail?: boolean; listName?: string } = {}) =>
+const edit = (operation: 'add' | 'remove' | 'replace', addresses: string[], opts: { continueOnFail?: boolean; listName?: string } = {}) =>
 	runAction(emu, { resource: 'watchList', operation, listName: opts.listName ?? 'deposits', address: '={{ $json.address }}' }, { items: addresses.map((address) => ({ address })), continueOnFail: opts.continueOnFail });
 const getList = async (listName = 'deposits') => (await runAction(emu, { resource: 'watchList', operation: 'get', listName })).items[0].json;
 
@@ -106,6 +106,27 @@ describe('Watch List operations', () => {
 	it('take turns on one list within a process: two runs at once both land', async () => {
 		await Promise.all([edit('add', [addressNo(1), addressNo(2)]), edit('add', [addressNo(3)]), edit('remove', [addressNo(1)])]);
 		expect(new Set((await getList()).addresses as string[])).toEqual(new Set([addressNo(2), addressNo(3)]));
+	});
+
+	it('replace the list with the items of a run (every row of a table kept elsewhere), the watchers following', async () => {
+		await edit('add', [ALICE, BOB]);
+		await activateTrigger({}, { parameters: watchingParameters(), credentials: credentialsFor(emu) });
+		const rows = [BOB, addressNo(1), addressNo(2)];
+		const result = await edit('replace', rows);
+		expect(outputs(result).map(({ address, added, listSize, removed }) => ({ address, added, listSize, removed }))).toEqual([
+			{ address: BOB, added: false, listSize: 3, removed: 1 },
+			{ address: addressNo(1), added: true, listSize: 3, removed: 1 },
+			{ address: addressNo(2), added: true, listSize: 3, removed: 1 },
+		]);
+		expect((await getList()).addresses).toEqual(rows);
+		expect(triggerHook()!.definition.filters.events.map((filter) => filter.receiver ?? filter.sender)).toEqual(rows.flatMap((address) => [address, address]));
+	});
+
+	it('change nothing when one item of a replacement is bad, rather than drop its address', async () => {
+		await edit('add', [ALICE, BOB]);
+		const result = await edit('replace', [ALICE, 'hello', BOB], { continueOnFail: true });
+		expect(outputs(result).map((item) => item.error)).toEqual(Array(3).fill('The address is not a testnet Stacks principal'));
+		expect((await getList()).addresses).toEqual([ALICE, BOB]);
 	});
 
 	it('get an empty list when it never held an address', async () => {

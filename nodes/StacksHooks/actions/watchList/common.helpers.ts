@@ -12,7 +12,11 @@ import { checkedListName } from '../../../shared/watchList/listHook';
 import { getConnection } from '../../../shared/transport/connection';
 import type { BatchResult } from '../operation';
 
-export async function editFromItems(ctx: IExecuteFunctions, itemIndexes: number[], how: 'add' | 'remove'): Promise<BatchResult> {
+/**
+ * `replace`: the list becomes exactly the items' addresses. One bad item then fails them all: a replacement
+ * without it would remove that address.
+ */
+export async function editFromItems(ctx: IExecuteFunctions, itemIndexes: number[], how: 'add' | 'remove' | 'replace'): Promise<BatchResult> {
 	const connection = await getConnection(ctx);
 	const node = ctx.getNode();
 	const results: BatchResult = new Map();
@@ -27,16 +31,20 @@ export async function editFromItems(ctx: IExecuteFunctions, itemIndexes: number[
 			results.set(itemIndex, error instanceof NodeOperationError ? new NodeOperationError(node, error.message, { itemIndex, description: error.description ?? undefined }) : (error as Error));
 		}
 	}
+	const failed = [...results.values()][0];
+	if (how === 'replace' && failed) throw failed;
 	for (const [name, entries] of byList) {
 		const addresses = entries.map((entry) => entry.address);
-		const edit = await editList(ctx, connection, name, how === 'add' ? { add: addresses, remove: [] } : { add: [], remove: addresses });
+		const change = how === 'remove' ? { add: [], remove: addresses } : { add: addresses, remove: [], replace: how === 'replace' };
+		const edit = await editList(ctx, connection, name, change);
 		const before = new Set(edit.before);
 		const common: IDataObject = {
 			listSize: edit.after.length,
 			hooksUpdated: edit.watchers.filter((watcher) => watcher.updated).map((watcher) => watcher.uuid),
 		};
+		if (how === 'replace') common.removed = edit.before.filter((address) => !edit.after.includes(address)).length;
 		for (const { itemIndex, address } of entries) {
-			results.set(itemIndex, { list: name, address, [how === 'add' ? 'added' : 'removed']: how === 'add' ? !before.has(address) : before.has(address), ...common });
+			results.set(itemIndex, { list: name, address, [how === 'remove' ? 'removed' : 'added']: how === 'remove' ? before.has(address) : !before.has(address), ...common });
 		}
 	}
 	return results;

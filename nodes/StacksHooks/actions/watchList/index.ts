@@ -4,11 +4,12 @@ import { type Operation, operationProperty, type OperationText } from '../operat
 import * as add from './add.operation';
 import * as get from './get.operation';
 import * as remove from './remove.operation';
+import * as replace from './replace.operation';
 
 /** Operation values are part of the node's public interface: saved workflows refer to them. */
-type WatchListOperation = 'add' | 'get' | 'remove';
+type WatchListOperation = 'add' | 'get' | 'remove' | 'replace';
 
-export const operations: Record<WatchListOperation, Operation> = { add, get, remove };
+export const operations: Record<WatchListOperation, Operation> = { add, get, remove, replace };
 
 const texts: Record<WatchListOperation, OperationText> = {
 	add: {
@@ -22,6 +23,11 @@ const texts: Record<WatchListOperation, OperationText> = {
 		description: 'Remove one address per item from a watch list; triggers watching it follow within seconds',
 		action: 'Remove addresses from watch list',
 	},
+	replace: {
+		name: 'Replace Addresses',
+		description: "Make a watch list exactly the items' addresses, e.g. every row of a Data Table; triggers watching it follow within seconds",
+		action: 'Replace addresses of watch list',
+	},
 };
 
-export const description: INodeProperties[] = [operationProperty('watchList', texts, 'add'), ...add.description, ...get.description, ...remove.description];
+export const description: INodeProperties[] = [operationProperty('watchList', texts, 'add'), ...add.description, ...get.description, ...remove.description, ...replace.description];
