@@ -119,7 +119,7 @@ describe('Watch List operations', () => {
 			{ address: addressNo(2), added: true, listSize: 3, removed: 1 },
 		]);
 		expect((await getList()).addresses).toEqual(rows);
-		expect(triggerHook()!.definition.filters.events.map((filter) => filter.receiver ?? filter.sender)).toEqual(rows.flatMap((address) => [address, address]));
+		expect(triggerHook()!.definition.filters.events.map((filter) => (filter as Record<string, string>).receiver ?? (filter as Record<string, string>).sender)).toEqual(rows.flatMap((address) => [address, address]));
 	});
 
 	it('change nothing when one item of a replacement is bad, rather than drop its address', async () => {
