@@ -9,36 +9,20 @@
  *        .build/test/tools/bench/engine.js webhook-memory                  2c, 2e
  *   node .build/test/tools/bench/engine.js getall                          3a, 3b
  *   node .build/test/tools/bench/engine.js pacing | pacing-2s              4 | 4i
+ *   node .build/test/tools/bench/engine.js watch-list                      9a-9d
  */
 import * as http from 'http';
 import { PerformanceObserver, performance } from 'perf_hooks';
 import { json } from 'stream/consumers';
 
-import type { IDataObject, INodeParameters, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+import type { IWebhookResponseData } from 'n8n-workflow';
 
-import { StacksHooksApi } from '../../../credentials/StacksHooksApi.credentials';
-import { StacksHooks } from '../../../nodes/StacksHooks/StacksHooks.node';
-import { StacksHooksTrigger } from '../../../nodes/StacksHooksTrigger/StacksHooksTrigger.node';
 import { type Emulator, startEmulator } from '../../emulator';
-import { runNode, runWebhook } from '../../support/engine/harness';
+import { runNode } from '../../support/engine/harness';
 import { API_KEY, DEFI_BLOCK, DEFI_EVENTS, DEFI_FILTERS, defiDelivery, delivery, SECRET } from './payloads';
 import { fmtBytes, fmtMs, median, type Row, verdict } from './util';
-
-const credentialTypes = [new StacksHooksApi()];
-const trigger = new StacksHooksTrigger();
-const action = new StacksHooks();
-const credentials = (baseUrl: string) => ({ stacksHooksApi: { apiKey: API_KEY, network: 'testnet', baseUrl, consumerSecret: SECRET } });
-
-/* webhook(): the trigger's own work per delivery ------------------------------------------------ */
-
-function check(response: IWebhookResponseData, expected: number, what: string): void {
-	const items = response.workflowData?.[0]?.length;
-	if (items !== expected) throw new Error(`${what}: expected ${expected} items, got ${items}`);
-}
-
-const fmtCount = (n: number) => n.toLocaleString('en');
-
-const HOOK_UUID = '7c1f3a52-5b8e-4c1a-9a59-0b3f9cf1a0d7';
+import { watchListRows } from './watchList';
+import { action, check, credentials, credentialTypes, fmtCount, HOOK_UUID, prepare, timePerCall } from './webhookCalls';
 
 /** The 2,000-transaction block of 2b-2e: a DeFi hook's busy block (payloads.ts, defiDelivery). */
 const BUSY_TX = 2000;
@@ -48,57 +32,6 @@ const busy = defiDelivery(HOOK_UUID, 'bench', 1000, BUSY_TX);
 const SMALL = { body: delivery(HOOK_UUID, 'bench', 1000, 1), parameters: { events: { filter: [{ type: 'stx_transfer' }] } }, items: 1 };
 const LARGE = { body: busy.body, parameters: { events: { filter: DEFI_FILTERS } }, items: BUSY_TX };
 const LARGE_EVENTS = { body: busy.body, parameters: { events: { filter: DEFI_FILTERS }, output: 'event' }, items: busy.events };
-
-/**
- * A delivery, and a real n8n-core WebhookContext for it with the trigger's `parameters`, built once
- * by the harness's runWebhook: the node type handed to it is the trigger behind a wrapper whose
- * webhook() remembers the context it was called on. Every call must output `items` items.
- */
-async function prepare({ body, parameters, items: txCount }: { body: unknown; parameters: INodeParameters; items: number }) {
-	const text = JSON.stringify(body);
-	let context: IWebhookFunctions | undefined;
-	const spy = Object.create(trigger) as StacksHooksTrigger;
-	spy.webhook = async function (this: IWebhookFunctions) {
-		// eslint-disable-next-line @typescript-eslint/no-this-alias -- the spy keeps the context n8n calls webhook() on
-		context = this;
-		return await trigger.webhook.call(this);
-	};
-	const options = {
-		credentialTypes,
-		credentials: credentials('http://127.0.0.1:9/hooks/v1'),
-		parameters,
-		headers: { 'content-type': 'application/json', 'x-hook-consumer-secret': SECRET },
-		body: JSON.parse(text) as unknown,
-		rawBody: text,
-	};
-	const first = await runWebhook({ ...options, nodeType: spy });
-	check(first.response, txCount, 'runWebhook');
-	const answer = first.sentBody as IDataObject | undefined;
-	if (first.status !== 200 || answer?.received !== true || answer?.items !== txCount) {
-		throw new Error(`runWebhook: answered ${first.status} ${JSON.stringify(answer)}, expected 200 {received: true, items: ${txCount}}`);
-	}
-	const ctx = context!;
-	return {
-		text,
-		bytes: Buffer.byteLength(text),
-		items: txCount,
-		call: async () => await trigger.webhook.call(ctx),
-		/** The harness's whole runWebhook: builds Workflow, additional data and context, then calls webhook(). */
-		callThroughHarness: async () => (await runWebhook({ ...options, nodeType: trigger })).response,
-	};
-}
-
-/** Median time per call (ms) over `batches` batches of `perBatch` calls, after `warmup` calls. */
-async function timePerCall(fn: () => unknown, { warmup, batches, perBatch }: { warmup: number; batches: number; perBatch: number }) {
-	for (let i = 0; i < warmup; i++) await fn();
-	const samples: number[] = [];
-	for (let b = 0; b < batches; b++) {
-		const start = performance.now();
-		for (let i = 0; i < perBatch; i++) await fn();
-		samples.push((performance.now() - start) / perBatch);
-	}
-	return median(samples);
-}
 
 async function webhookTime(): Promise<Row[]> {
 	const small = await prepare(SMALL);
@@ -346,6 +279,7 @@ const sections: Record<string, () => Promise<Row[]>> = {
 	getall: getAll,
 	pacing: () => pacing(10_000),
 	'pacing-2s': () => pacing(2000),
+	'watch-list': watchListRows,
 };
 
 const section = sections[process.argv[2]];

@@ -118,7 +118,7 @@ function markdown(rows: Row[], head: string[], footer: string[]): string {
 
 async function main(): Promise<number> {
 	const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
-	const only = (process.env.BENCH_PARTS ?? '1,2,3,4,5,6,7,8').split(',').map((p) => p.trim());
+	const only = (process.env.BENCH_PARTS ?? '1,2,3,4,5,6,7,8,9').split(',').map((p) => p.trim());
 	const rows: Row[] = [];
 	const errors: string[] = [];
 	const parts: Array<[string, () => Promise<Row[]>]> = [
@@ -129,6 +129,7 @@ async function main(): Promise<number> {
 		]],
 		['3 getAll over 600 hooks', () => engine('getall')],
 		['4 pacing', async () => [...(await engine('pacing')), ...(await engine('pacing-2s'))]],
+		['9 a 10,000-address watch list', () => engine('watch-list')],
 		['1 deliveries in n8n', () => deliveryRows(rounds, log)],
 		['6 queue mode', () => queueRows(log)],
 		['7 one hook in order, and the ledger', () => recordRows(rounds, log)],
@@ -155,7 +156,7 @@ async function main(): Promise<number> {
 		`Node ${process.version} (bench, in-process parts); n8n ${selectedN8n()} (test/support/n8n/hosts); part 6 with Debian's Redis and PostgreSQL`,
 		`Date: ${new Date().toISOString()}`,
 	];
-	const skipped = ['1', '2', '3', '4', '5', '6', '7', '8'].filter((p) => !only.includes(p));
+	const skipped = ['1', '2', '3', '4', '5', '6', '7', '8', '9'].filter((p) => !only.includes(p));
 	const footer = [
 		`Whole run: ${((Date.now() - started) / 1000).toFixed(0)} s.`,
 		...(skipped.length ? [`Parts skipped (BENCH_PARTS): ${skipped.join(', ')}.`] : []),
