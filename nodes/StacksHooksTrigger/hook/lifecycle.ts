@@ -24,6 +24,7 @@ import { logHealed } from './log';
 import { inTurn } from './turns';
 import { listeningSample, replaySampleBlock } from '../listening/sampleBlock';
 import { nodeKey } from '../nodeKey';
+import { withoutDigest } from '../../shared/watchList/listHook';
 import { sizeRefusal } from '../watch/refusal';
 import { hookFilters, readWatchParameters, type WatchParameters } from '../watch/watching';
 
@@ -86,9 +87,13 @@ function sameHook(hook: Hook, desired: Definition): boolean {
 	return fingerprint(hook.definition as unknown as Definition) === fingerprint(desired);
 }
 
-/** The same hook but for its filters: a watch list edited while the workflow was inactive, or whose edit did not reach it. */
+/**
+ * The same hook but for its filters (and, watching a list, the list's digest in its name): Trigger On or a
+ * typed list changed, or a watch list edited while the workflow was inactive, or whose edit did not reach it.
+ */
 function sameButFilters(hook: Hook, desired: Definition): boolean {
-	return sameHook({ ...hook, definition: { ...hook.definition, filters: desired.filters } } as Hook, desired);
+	const name = withoutDigest(hook.definition.name) === withoutDigest(desired.name) ? desired.name : hook.definition.name;
+	return sameHook({ ...hook, definition: { ...hook.definition, name, filters: desired.filters } } as Hook, desired);
 }
 
 function webhookUrlOf(ctx: IHookFunctions): string {
@@ -155,7 +160,7 @@ async function checkExistsNow(ctx: IHookFunctions): Promise<boolean> {
 		const hook = await service.read(known.hookId);
 		// Only its filters differ: updated in place, the same hook delivering throughout (a replacement would
 		// miss the blocks between the deletion and the new registration).
-		if (hook && desired && !sameHook(hook, desired) && sameButFilters(hook, desired)) await service.update(hook.uuid, { filters: desired.filters });
+		if (hook && desired && !sameHook(hook, desired) && sameButFilters(hook, desired)) await service.update(hook.uuid, { name: desired.name, filters: desired.filters });
 		if (hook && desired && (sameHook(hook, desired) || sameButFilters(hook, desired))) {
 			await keepSecret(ctx, connection);
 			await ensureDeliveringOnActivation(ctx, hook, service);

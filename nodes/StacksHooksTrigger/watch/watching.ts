@@ -133,5 +133,6 @@ export async function hookFilters(node: INode, params: WatchParameters, service:
 	const name = checkedListName(node, params.listName);
 	const kinds = checkedKinds(node, params);
 	const list = findListHook(await service.list(), name, network);
-	return { filters: watchingFilters(list ? addressesOf(list) : [], kinds, network), nameSuffix: watchMarker(name, kinds) };
+	const addresses = list ? addressesOf(list) : [];
+	return { filters: watchingFilters(addresses, kinds, network), nameSuffix: watchMarker(name, kinds, addresses) };
 }

@@ -12,7 +12,7 @@ import { listHooks, readHook, registerHook, updateHook } from '../api/hookEndpoi
 import type { Connection } from '../transport/connection';
 import type { RequestContext } from '../transport/context';
 import type { EventFilter } from '../chainEvents';
-import { addressesOf, findListHook, listDefinition, watchedListOf, watchingFilters } from './listHook';
+import { addressesOf, findListHook, listDefinition, listDigest, watchedListOf, watchingFilters, withoutDigest } from './listHook';
 
 export interface ListChange {
 	add: readonly string[];
@@ -98,11 +98,13 @@ export async function editList(ctx: RequestContext, connection: Connection, name
 async function updateWatchers(ctx: RequestContext, connection: Connection, hooks: readonly Hook[], name: string, addresses: readonly string[]): Promise<EditResult['watchers']> {
 	const results: EditResult['watchers'] = [];
 	for (const hook of hooks) {
-		const watched = watchedListOf(hook);
+		const watched = watchedListOf(hook.definition.name);
 		if (!watched || watched.name !== name || hook.definition.network !== connection.network) continue;
 		const filters: EventFilter[] = watchingFilters(addresses, watched.kinds, connection.network);
 		const updated = !sameFilters(hook.definition.filters.events, filters);
-		if (updated) await updateHook(ctx, hook.uuid, { filters: { events: filters } as Definition['filters'] }, { connection });
+		// The filters and the digest in the name in one PATCH: a delivery names the list it was matched with.
+		const renamed = withoutDigest(hook.definition.name).replace(/\]$/, ` | ${listDigest(addresses)}]`);
+		if (updated) await updateHook(ctx, hook.uuid, { name: renamed, filters: { events: filters } as Definition['filters'] }, { connection });
 		results.push({ uuid: hook.uuid, name: hook.definition.name, updated });
 	}
 	return results;

@@ -7,8 +7,13 @@
  * n8n's Data Table helpers, and a trigger's static data is out of the action node's reach.
  *
  * A trigger watching a list says so in its hook's name (`… [watch list: deposits | stxReceived
- * stxSent]`): that is how an edit finds the hooks to update, and with which kinds.
+ * stxSent | 3f9a0c1d]`): that is how an edit finds the hooks to update, with which kinds; the last part
+ * is a digest of the addresses the hook's filters hold, which every delivery carries (the payload names
+ * its hook): the trigger knows from it, with no request, whether the list it holds is the one the
+ * service matched the delivery with.
  */
+import { createHash } from 'crypto';
+
 import type { INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
@@ -66,18 +71,31 @@ export function addressesOf(hook: Hook): string[] {
 	return addresses;
 }
 
+/** A short digest of a list's addresses, in order. */
+export const listDigest = (addresses: readonly string[]) => createHash('sha256').update(addresses.join('\n')).digest('hex').slice(0, 8);
+
 /** What a watching hook's name ends with. */
-export const watchMarker = (name: string, kinds: readonly WatchKind[]) => ` [watch list: ${name} | ${kinds.join(' ')}]`;
+export const watchMarker = (name: string, kinds: readonly WatchKind[], addresses: readonly string[]) => ` [watch list: ${name} | ${kinds.join(' ')} | ${listDigest(addresses)}]`;
 
-const MARKER = / \[watch list: ([^|\]]+) \| ([^\]]*)\]$/;
+const MARKER = / \[watch list: ([^|\]]+) \| ([^|\]]*) \| ([0-9a-f]{8})\]$/;
 
-/** The list and kinds a hook watches, from its name; undefined for a hook watching no list. */
-export function watchedListOf(hook: Hook): { name: string; kinds: WatchKind[] } | undefined {
-	const found = MARKER.exec(hook.definition.name);
+export interface WatchedList {
+	name: string;
+	kinds: WatchKind[];
+	/** listDigest of the addresses the hook's filters hold. */
+	digest: string;
+}
+
+/** The list a hook (by its name) watches, with which kinds; undefined for a hook watching no list. */
+export function watchedListOf(hookName: string): WatchedList | undefined {
+	const found = MARKER.exec(hookName);
 	if (!found) return undefined;
 	const kinds = knownKinds(found[2].split(' '));
-	return kinds.length > 0 ? { name: found[1], kinds } : undefined;
+	return kinds.length > 0 ? { name: found[1], kinds, digest: found[3] } : undefined;
 }
+
+/** The name of a watching hook without its list's digest: what stays the same through edits. */
+export const withoutDigest = (hookName: string) => hookName.replace(/ \| [0-9a-f]{8}\]$/, ']');
 
 /** A watching hook's filters for `addresses`. */
 export function watchingFilters(addresses: readonly string[], kinds: readonly WatchKind[], network: Network): EventFilter[] {

@@ -139,7 +139,8 @@ describe('a trigger watching a watch list', () => {
 		await edit('add', [ALICE]);
 		await activate();
 		const hook = triggerHook()!;
-		expect(hook.definition.name).toBe('n8n: Payments (wf42) [watch list: deposits | stxReceived stxSent]');
+		// The list's name, the kinds, and a digest of the addresses its filters hold, which each edit changes.
+		expect(hook.definition.name).toMatch(/^n8n: Payments \(wf42\) \[watch list: deposits \| stxReceived stxSent \| [0-9a-f]{8}\]$/);
 		expect(hook.definition.filters.events).toEqual([
 			{ type: 'stx_transfer', receiver: ALICE },
 			{ type: 'stx_transfer', sender: ALICE },
@@ -154,7 +155,8 @@ describe('a trigger watching a watch list', () => {
 			{ type: 'stx_transfer', receiver: BOB },
 			{ type: 'stx_transfer', sender: BOB },
 		]);
-		expect((await getList()).watchedBy).toEqual([{ uuid: hook.uuid, name: hook.definition.name, kinds: ['stxReceived', 'stxSent'], enabled: true }]);
+		expect(triggerHook()!.definition.name).not.toBe(hook.definition.name);
+		expect((await getList()).watchedBy).toEqual([{ uuid: hook.uuid, name: triggerHook()!.definition.name, kinds: ['stxReceived', 'stxSent'], enabled: true }]);
 
 		await edit('remove', [ALICE]);
 		expect(triggerHook()!.definition.filters.events).toEqual([
@@ -182,6 +184,20 @@ describe('a trigger watching a watch list', () => {
 		// The trigger read the list a moment ago; the new address's transfer makes it read it again.
 		const second = await deliverToTrigger(transfer(addressNo(5), BOB, 11), staticData, watchingParameters());
 		expect(second.response.workflowData?.[0].map((item) => item.json.watched)).toEqual([[{ address: BOB, direction: 'in' }]]);
+	});
+
+	it('names the addresses of the list a delivery was matched with, not of the list it read before: a removed one no longer', async () => {
+		await edit('add', [ALICE, BOB]);
+		const staticData = await activate();
+		const deliver = async (sender: string, recipient: string, height: number) => {
+			const [report] = await emu.injectBlock({ height, transactions: [{ kind: 'stx_transfer', sender, recipient, amount: 10 }] });
+			const result = await deliverToTrigger(report.payload, staticData, watchingParameters());
+			return result.response.workflowData?.[0].map((item) => item.json.watched);
+		};
+		expect(await deliver(ALICE, addressNo(5), 20)).toEqual([[{ address: ALICE, direction: 'out' }]]);
+		await edit('remove', [ALICE]);
+		// Delivered for BOB (still listed); ALICE, removed, is not named.
+		expect(await deliver(BOB, ALICE, 21)).toEqual([[{ address: BOB, direction: 'out' }]]);
 	});
 
 	it('keeps the list when deactivated, and watches it again, edits made meanwhile included, when activated', async () => {

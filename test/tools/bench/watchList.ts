@@ -106,7 +106,7 @@ async function edits(): Promise<Row[]> {
 			method: 'POST',
 			headers: { 'x-api-key': API_KEY, 'content-type': 'application/json' },
 			body: JSON.stringify({
-				name: 'n8n: Deposits (bench) [watch list: deposits | stxReceived]', version: '1', chain: 'stacks', network: 'testnet',
+				name: 'n8n: Deposits (bench) [watch list: deposits | stxReceived | 00000000]', version: '1', chain: 'stacks', network: 'testnet',
 				filters: { events: LIST.slice(0, 1000).map((receiver) => ({ type: 'stx_transfer', receiver })) }, action: { type: 'http_post', url: 'https://127.0.0.1:9/webhook/bench' },
 			}),
 		});

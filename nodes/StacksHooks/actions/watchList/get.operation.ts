@@ -18,7 +18,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const list = findListHook(hooks, name, connection.network);
 	const addresses = list ? addressesOf(list) : [];
 	const watchedBy = hooks
-		.filter((hook) => watchedListOf(hook)?.name === name && hook.definition.network === connection.network)
-		.map((hook) => ({ uuid: hook.uuid, name: hook.definition.name, kinds: watchedListOf(hook)!.kinds, enabled: hook.status.enabled }));
+		.filter((hook) => watchedListOf(hook.definition.name)?.name === name && hook.definition.network === connection.network)
+		.map((hook) => ({ uuid: hook.uuid, name: hook.definition.name, kinds: watchedListOf(hook.definition.name)!.kinds, enabled: hook.status.enabled }));
 	return { list: name, size: addresses.length, addresses, listHookUuid: list?.uuid ?? null, watchedBy };
 }
