@@ -4,8 +4,11 @@
  * which is how the emulator decides what to deliver) and the trigger's own matching, which names
  * the listed addresses and directions on its items. An event is about exactly the listed addresses
  * some filter of theirs selects, in the direction that filter names; and through n8n-core's webhook,
- * "One Item per Event" outputs exactly the events about the list.
+ * "One Item per Event" outputs exactly the events about the list. Over random sequences of edits of
+ * a watch list (the Stacks Hooks node's Add and Remove) and blocks, the trigger outputs exactly the
+ * events about the addresses on the list when the block came, each once.
  */
+import { c32address } from 'c32check';
 import fc from 'fast-check';
 import type { INodeParameters } from 'n8n-workflow';
 
@@ -14,7 +17,7 @@ import { knownKinds, watchFilters, type WatchKind } from '../../../nodes/shared/
 import { WatchedAddresses } from '../../../nodes/StacksHooksTrigger/watch/watchedAddresses';
 import { type DeliveryPayload, makeBlock } from '../../emulator';
 import { ADDRESSES, txInput } from '../../support/deliveryArbitraries';
-import { activateTrigger, credentialsFor, deliverToTrigger, emu, triggerParameters, useEmulator } from '../../support/engine/fixtures';
+import { activateTrigger, credentialsFor, deliverToTrigger, emu, runAction, triggerParameters, useEmulator } from '../../support/engine/fixtures';
 import { propertyParameters } from '../../support/properties';
 
 useEmulator();
@@ -82,6 +85,57 @@ describe('watch list matching', () => {
 				expect(new Set(items.map((item) => item.eventId)).size).toBe(items.length);
 			}),
 			propertyParameters(60),
+		);
+	});
+
+	it('outputs, over random sequences of edits and blocks, exactly the events about the list at each block, each once', async () => {
+		const pool = Array.from({ length: 5 }, (_, i) => c32address(26, (i + 0x7000).toString(16).padStart(40, '0')));
+		const outsider = c32address(26, 'ff'.repeat(20));
+		const party = fc.constantFrom(...pool, outsider);
+		const step = fc.oneof(
+			fc.record({ kind: fc.constantFrom('add' as const, 'remove' as const), addresses: fc.subarray(pool, { minLength: 1 }) }),
+			fc.record({ kind: fc.constant('block' as const), transfers: fc.array(fc.tuple(party, party), { minLength: 1, maxLength: 4 }) }),
+		);
+		const parameters = triggerParameters({ watch: 'list', listName: 'deposits', watchFor: ['stxReceived', 'stxSent'], output: 'event' });
+		await fc.assert(
+			fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 10 }), async (steps) => {
+				emu.reset();
+				// Deliveries to the trigger's unreachable URL fail: the property hands each to webhook() itself.
+				emu.configure({ interruptAfterFailures: 1000 });
+				const staticData = await activateTrigger({}, { parameters, credentials: credentialsFor(emu) });
+				const listed = new Set<string>();
+				let height = 100;
+				for (const current of steps) {
+					if (current.kind !== 'block') {
+						const run = await runAction(emu, { resource: 'watchList', operation: current.kind, listName: 'deposits', address: '={{ $json.address }}' }, { items: current.addresses.map((address) => ({ address })) });
+						expect(run.error).toBeUndefined();
+						for (const address of current.addresses) {
+							if (current.kind === 'add') listed.add(address);
+							else listed.delete(address);
+						}
+						continue;
+					}
+					const expected = current.transfers
+						.filter(([sender, recipient]) => listed.has(sender) || listed.has(recipient))
+						.map(([sender, recipient]) => ({
+							sender,
+							recipient,
+							watched: [
+								...(listed.has(sender) ? [{ address: sender, direction: 'out' }] : []),
+								...(listed.has(recipient) ? [{ address: recipient, direction: 'in' }] : []),
+							],
+						}));
+					const reports = await emu.injectBlock({ height: ++height, transactions: current.transfers.map(([sender, recipient], i) => ({ kind: 'stx_transfer' as const, sender, recipient, amount: 1 + i })) });
+					const items = [];
+					for (const report of reports) {
+						const result = await deliverToTrigger(report.payload, staticData, parameters);
+						items.push(...(result.response.workflowData?.[0] ?? []).map((item) => item.json));
+					}
+					expect(items.map(({ sender, recipient, watched }) => ({ sender, recipient, watched }))).toEqual(expected);
+					expect(new Set(items.map((item) => item.eventId)).size).toBe(items.length);
+				}
+			}),
+			propertyParameters(40),
 		);
 	});
 });
