@@ -133,9 +133,9 @@ async function edits(): Promise<Row[]> {
 				figure: `${perEdit.toFixed(1)} a run`, reference: 'an edit an item: 4-5 each', ratio: Number.NaN,
 				target: 'info', verdict: 'info',
 				raw:
-					`Add Addresses: list the hooks, PATCH the list, read it back, list the hooks again, PATCH the watching hook; a run of any number ` +
-					`of items is one edit (10,000 addresses in one run: the same 5). Per hour, a watching trigger costs what any trigger does: ` +
-					`its health check, one GET every 5 minutes`,
+					`${EDITS} runs of one item each: list the hooks, PATCH the list, read it back, list the hooks again, PATCH the watching hook; ` +
+					`a run of any number of items is one edit (the engine tests count the requests of a 50-item run). Per hour, a watching ` +
+					`trigger costs what any trigger does: its health check, one GET every 5 minutes`,
 			},
 			{
 				id: '9d', what: `${EDITS} edits at the free tier's pace (10 a minute, 100 requests a minute), time compressed 6×`,
