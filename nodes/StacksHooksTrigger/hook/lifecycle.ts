@@ -1,7 +1,8 @@
 /**
  * The trigger's hook at the service, from activation to deactivation: one
  * hook per webhook URL, enabled, remembered by UUID in the node's static data,
- * replaced (not duplicated) when the parameters change, adopted (not
+ * updated in place when only its filters change (a watch list's edits included),
+ * replaced (not duplicated) when other parameters change, adopted (not
  * duplicated) when it exists but was forgotten, and deleted by UUID on
  * deactivation. It never deletes a hook it did not register: only hooks
  * whose action URL is this node's own webhook URL are ever touched.
