@@ -12,6 +12,7 @@ import { listHooks, readHook, registerHook, updateHook } from '../api/hookEndpoi
 import type { Connection } from '../transport/connection';
 import type { RequestContext } from '../transport/context';
 import type { EventFilter } from '../chainEvents';
+import { inTurn } from '../turns';
 import { addressesOf, findListHook, listDefinition, listDigest, watchedListOf, watchingFilters, withoutDigest } from './listHook';
 
 export interface ListChange {
@@ -33,24 +34,6 @@ export interface EditResult {
 
 const WRITES = 3;
 
-/** The edit running for each list of each account in this process: the next one waits for it. */
-const turns = new Map<string, Promise<unknown>>();
-
-async function inTurn<T>(key: string, run: () => Promise<T>): Promise<T> {
-	const before = turns.get(key) ?? Promise.resolve();
-	const mine = before.then(run, run);
-	const settled = mine.then(
-		() => undefined,
-		() => undefined,
-	);
-	turns.set(key, settled);
-	try {
-		return await mine;
-	} finally {
-		if (turns.get(key) === settled) turns.delete(key);
-	}
-}
-
 function applied(addresses: readonly string[], change: ListChange): string[] {
 	const removed = new Set(change.remove);
 	const kept = change.replace ? [] : addresses.filter((address) => !removed.has(address));
@@ -68,7 +51,7 @@ const sameFilters = (a: readonly unknown[], b: readonly unknown[]) => JSON.strin
 
 /** Applies `change` to list `name` and to the hooks watching it; the list's hook is registered on its first address. */
 export async function editList(ctx: RequestContext, connection: Connection, name: string, change: ListChange): Promise<EditResult> {
-	return await inTurn(`${connection.accountKey}\u0000${name}`, async () => {
+	return await inTurn(`watch list\u0000${connection.accountKey}\u0000${name}`, async () => {
 		const options = { connection };
 		let list = findListHook(await listHooks(ctx, options), name, connection.network);
 		const before = list ? addressesOf(list) : [];
