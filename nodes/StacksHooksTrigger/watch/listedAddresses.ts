@@ -12,6 +12,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { serviceFor } from '../../shared/api/service';
 import { getConnection } from '../../shared/transport/connection';
+import { principalsOf } from '../../shared/watchList/kinds';
 import { watchedListOf } from '../../shared/watchList/listHook';
 import type { Delivery } from '../delivery/shape';
 import { WatchedAddresses } from './watchedAddresses';
@@ -20,15 +21,6 @@ import type { Watching, WatchParameters } from './watching';
 /** By hook, by the digest of its list and the kinds: the lists last read, newest last. */
 const kept = new Map<string, Map<string, Watching>>();
 const KEPT_LISTS = 4;
-
-/** The principals a watching hook's filters name. */
-function principalsOf(filters: ReadonlyArray<Record<string, unknown>>): Set<string> {
-	const found = new Set<string>();
-	for (const filter of filters) {
-		for (const value of [filter.sender, filter.receiver, filter.principal]) if (typeof value === 'string') found.add(value);
-	}
-	return found;
-}
 
 /** What names the delivery's events: the addresses of the list its hook was matched with. */
 export async function listedAddresses(ctx: IWebhookFunctions, node: INode, delivery: Delivery, params: WatchParameters): Promise<Watching> {

@@ -8,6 +8,7 @@ import type { INode } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { Definition } from '../../shared/schemas';
+import { principalsOf } from '../../shared/watchList/kinds';
 
 function refusedForSize(error: unknown): error is NodeApiError {
 	if (!(error instanceof NodeApiError)) return false;
@@ -15,21 +16,12 @@ function refusedForSize(error: unknown): error is NodeApiError {
 	return error.httpCode === '400' && /filters\.events/.test(`${error.message} ${error.description ?? ''}`);
 }
 
-/** The addresses the filters name (sender, receiver, principal), each once. */
-function addressesOf(definition: Definition): number {
-	const addresses = new Set<unknown>();
-	for (const filter of definition.filters.events as Array<Record<string, unknown>>) {
-		for (const field of ['sender', 'receiver', 'principal']) if (filter[field] !== undefined) addresses.add(filter[field]);
-	}
-	return addresses.size;
-}
-
 /** The error to raise for a refused registration of `definition`, when its size is why; undefined otherwise. */
 export function sizeRefusal(node: INode, error: unknown, definition: Definition): NodeOperationError | undefined {
 	if (!refusedForSize(error)) return undefined;
 	const filters = definition.filters.events.length;
 	const kilobytes = Math.ceil(Buffer.byteLength(JSON.stringify(definition)) / 1024);
-	const addresses = addressesOf(definition);
+	const addresses = principalsOf(definition.filters.events as Array<Record<string, unknown>>).size;
 	const perAddress = addresses > 0 ? ` for ${addresses} addresses (${Math.round((filters / addresses) * 10) / 10} per address: one per kind under Watch For, three for mints and for burns)` : '';
 	return new NodeOperationError(node, `The service refused a hook of ${filters} filters (${kilobytes} KB) as too large`, {
 		description: `It answered: ${error.message}${error.description ? `. ${error.description}` : ''}. The trigger registered nothing: its hook would hold ${filters} filters${perAddress}. Watch fewer kinds, or split the list among several triggers, each below that size.`,

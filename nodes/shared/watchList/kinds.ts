@@ -70,3 +70,12 @@ export function watchFilters(addresses: readonly string[], kinds: readonly Watch
 
 /** How many filters one address costs with these kinds. */
 export const filtersPerAddress = (kinds: readonly WatchKind[]) => kinds.reduce((sum, kind) => sum + ROWS.get(kind)!.filters('').length, 0);
+
+/** The principals a watching hook's filters name (the addresses watchFilters made them of), each once. */
+export function principalsOf(filters: ReadonlyArray<Record<string, unknown>>): Set<string> {
+	const found = new Set<string>();
+	for (const filter of filters) {
+		for (const value of [filter.sender, filter.receiver, filter.principal]) if (typeof value === 'string') found.add(value);
+	}
+	return found;
+}
