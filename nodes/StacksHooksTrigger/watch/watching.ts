@@ -16,7 +16,7 @@ import type { EventFilter } from '../../shared/chainEvents';
 import type { Network } from '../../shared/constants';
 import { toEventFilters, triggerOnProperty } from '../../shared/eventFilters';
 import { DEFAULT_WATCH_KINDS, knownKinds, watchFilters, watchForProperty, type WatchKind } from '../../shared/watchList/kinds';
-import { addressesOf, checkedListName, findListHook, watchingFilters, watchMarker } from '../../shared/watchList/listHook';
+import { addressesOf, checkedListName, findListHook, listNameProperty, watchingFilters, watchMarker } from '../../shared/watchList/listHook';
 import type { Service } from '../../shared/api/service';
 import { WatchedAddresses } from './watchedAddresses';
 
@@ -51,12 +51,7 @@ export const watchProperties: INodeProperties[] = [
 		displayOptions: { show: { watch: ['addresses'] } },
 	},
 	{
-		displayName: 'Watch List',
-		name: 'listName',
-		type: 'string',
-		default: '',
-		required: true,
-		placeholder: 'e.g. deposits',
+		...listNameProperty,
 		description:
 			"The list's name. Workflows add and remove its addresses with the Stacks Hooks node (Watch List); the hook follows each edit in place, within seconds. The list is kept at the service and outlives this workflow's deactivation.",
 		displayOptions: { show: { watch: ['list'] } },

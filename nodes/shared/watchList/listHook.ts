@@ -14,7 +14,7 @@
  */
 import { createHash } from 'crypto';
 
-import type { INode } from 'n8n-workflow';
+import type { INode, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { EventFilter } from '../chainEvents';
@@ -24,6 +24,18 @@ import { knownKinds, watchFilters, type WatchKind } from './kinds';
 
 const PREFIX = 'n8n watch list: ';
 const NAME = /^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$/;
+
+/** The parameter that names a list, in the action node's Watch List operations and the trigger. */
+export const listNameProperty: INodeProperties = {
+	displayName: 'Watch List',
+	name: 'listName',
+	type: 'string',
+	default: '',
+	required: true,
+	placeholder: 'e.g. deposits',
+	description:
+		'The name of the list, as a Stacks Hooks Trigger watching it names it. The list is kept at the service, as a hook of its own that never delivers.',
+};
 
 /** A list's name as a user typed it, trimmed; throws when it is not one. */
 export function checkedListName(node: INode, raw: unknown, itemIndex?: number): string {

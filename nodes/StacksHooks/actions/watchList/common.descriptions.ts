@@ -1,15 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-export const listNameProperty: INodeProperties = {
-	displayName: 'Watch List',
-	name: 'listName',
-	type: 'string',
-	default: '',
-	required: true,
-	placeholder: 'e.g. deposits',
-	description:
-		'The name of the list, as a Stacks Hooks Trigger watching it names it. The list is kept at the service, as a hook of its own that never delivers.',
-};
+export { listNameProperty } from '../../../shared/watchList/listHook';
 
 export const addressProperty: INodeProperties = {
 	displayName: 'Address',
