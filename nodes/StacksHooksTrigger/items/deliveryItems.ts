@@ -8,9 +8,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { transactionEvents } from '../../shared/chainEvents';
 import type { DeliveredBlock, DeliveredTransaction, Delivery } from '../delivery/shape';
-import type { Watched, WatchedAddresses } from '../watch/watchedAddresses';
 import type { Watching } from '../watch/watching';
 import { type ItemHead as Head, pushEventItems } from './eventItems';
 import { blockIdOf, transactionIdOf } from './itemIds';
@@ -58,18 +56,6 @@ function blocksOf(delivery: Delivery, rollbacks: RollbackMode): Array<[Direction
 	return [...undone, ...delivery.event.apply.map((block) => ['apply', block] as [Direction, DeliveredBlock])];
 }
 
-/** The listed addresses any event of the transactions is about, each address and direction once. */
-function watchedIn(list: WatchedAddresses, transactions: readonly DeliveredTransaction[], found: Watched[] = []): Watched[] {
-	for (const tx of transactions) {
-		for (const event of transactionEvents(tx)) {
-			for (const watched of list.of(event, tx)) {
-				if (!found.some((seen) => seen.address === watched.address && seen.direction === watched.direction)) found.push(watched);
-			}
-		}
-	}
-	return found;
-}
-
 /** `watching`: what the trigger watches; its filters select the events of output mode 'event', its list names the addresses of every item. */
 export function deliveryToItems(delivery: Delivery, output: OutputMode, rollbacks: RollbackMode, watching: Watching = { filters: [] }): IDataObject[] {
 	const { list } = watching;
@@ -99,14 +85,14 @@ export function deliveryToItems(delivery: Delivery, output: OutputMode, rollback
 				transactions: block.transactions as unknown as IDataObject[],
 				metadata: block.metadata ?? {},
 			};
-			if (list) item.watched = watchedIn(list, block.transactions) as unknown as IDataObject[];
+			if (list) item.watched = list.ofTransactions(block.transactions) as unknown as IDataObject[];
 			items.push(item);
 		} else if (output === 'event') {
 			for (const tx of block.transactions) pushEventItems(items, head, tx, watching);
 		} else {
 			for (const tx of block.transactions) {
 				const item = transactionItem(head, tx);
-				if (list) item.watched = watchedIn(list, [tx]) as unknown as IDataObject[];
+				if (list) item.watched = list.ofTransactions([tx]) as unknown as IDataObject[];
 				items.push(item);
 			}
 		}

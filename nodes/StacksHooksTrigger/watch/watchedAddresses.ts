@@ -5,7 +5,7 @@
  * address and kind: a 10,000-address list is 60,000 filters, which no item may loop over.
  */
 import type { ChainEvent, ChainTransaction, Operation } from '../../shared/chainEvents';
-import { accountOf, movedValue, textField } from '../../shared/chainEvents';
+import { accountOf, movedValue, textField, transactionEvents } from '../../shared/chainEvents';
 import type { WatchKind } from '../../shared/watchList/kinds';
 
 export type WatchDirection = 'in' | 'out';
@@ -47,6 +47,15 @@ export class WatchedAddresses {
 		if (this.kinds.has('balanceChanges')) {
 			this.addBalance(found, event, event.operation);
 			if (event.credit !== undefined) this.addBalance(found, event, event.credit);
+		}
+		return found;
+	}
+
+	/** The listed addresses any event of the transactions is about, each address and direction once (a transaction's or a block's item). */
+	ofTransactions(transactions: readonly ChainTransaction[]): Watched[] {
+		const found: Watched[] = [];
+		for (const tx of transactions) {
+			for (const event of transactionEvents(tx)) for (const watched of this.of(event, tx)) this.add(found, watched.address, watched.direction);
 		}
 		return found;
 	}
