@@ -6,9 +6,8 @@
  */
 import { setTimeout as sleep } from 'timers/promises';
 
-import { c32address } from 'c32check';
-
 import type { Emulator } from '../../emulator';
+import { testnetAddress } from '../../support/addresses';
 import { type Execution, N8nHttpError, type WorkflowJson } from '../../support/n8n/api';
 import { runWorkflowOnce } from '../../support/n8n/cli';
 import type { N8nInstance } from '../../support/n8n/instance';
@@ -212,7 +211,7 @@ describe('Stacks Hooks Trigger in a real n8n', () => {
 describe('Watching a list of addresses', () => {
 	const LIST_WEBHOOK_ID = '3e8d1b60-7c2a-4f95-b1d4-9a0c6e5f2b17';
 	// A thousand testnet addresses, ALICE and CAROL among them, as c32check writes them.
-	const list = [ALICE, ...Array.from({ length: 998 }, (_, i) => c32address(26, (i + 1).toString(16).padStart(40, '0'))), CAROL];
+	const list = [ALICE, ...Array.from({ length: 998 }, (_, i) => testnetAddress(i + 1)), CAROL];
 
 	it('registers one hook with a filter per address and kind, and each item names the listed address and direction', async () => {
 		const workflow = triggerWorkflow(ALICE, LIST_WEBHOOK_ID, 'Deposit addresses');
@@ -248,7 +247,7 @@ describe('A watch list edited live from other workflows', () => {
 	const hookUrl = () => n8n.webhookUrl(`${LIVE_WEBHOOK_ID}/webhook`);
 	const liveHook = () => emu.hooks(API_KEY).find((hook) => hook.definition.action.url === hookUrl());
 	const listHook = () => emu.hooks(API_KEY).find((hook) => hook.definition.name === 'n8n watch list: deposits');
-	const addressNo = (n: number) => c32address(26, (n + 0x10000).toString(16).padStart(40, '0'));
+	const addressNo = (n: number) => testnetAddress(n + 0x10000);
 	const range = (from: number, count: number) => Array.from({ length: count }, (_, i) => addressNo(from + i));
 
 	/** A workflow any system can call to edit the list: a Webhook, one item an address (Split Out), the Stacks Hooks node. */

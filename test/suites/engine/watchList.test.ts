@@ -3,7 +3,6 @@
  * the emulator: the hook it registers, its refusals (bad entries, a list too large for the service)
  * and what its items say about the addresses.
  */
-import { c32address } from 'c32check';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { checkDefinition, type DeliveryPayload, makeBlock, type TxInput } from '../../emulator';
@@ -19,11 +18,11 @@ import {
 	triggerParameters,
 	useEmulator,
 } from '../../support/engine/fixtures';
+import { testnetAddress } from '../../support/addresses';
 
 useEmulator();
 
-/** A testnet address of its own for each number (c32check's, not the node's own encoder). */
-const addressNo = (n: number) => c32address(26, n.toString(16).padStart(40, '0'));
+const addressNo = testnetAddress;
 const CAROL = addressNo(3);
 const VAULT = `${BOB}.vault`;
 

@@ -3,7 +3,6 @@
  * the Stacks Hooks node's Watch List operations (all items of a run one edit), and a trigger watching
  * the list, whose hook follows each edit in place and whose items name the addresses.
  */
-import { c32address } from 'c32check';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { checkDefinition, type DeliveryPayload, makeBlock } from '../../emulator';
@@ -20,10 +19,11 @@ import {
 	triggerParameters,
 	useEmulator,
 } from '../../support/engine/fixtures';
+import { testnetAddress } from '../../support/addresses';
 
 useEmulator();
 
-const addressNo = (n: number) => c32address(26, n.toString(16).padStart(40, '0'));
+const addressNo = testnetAddress;
 const LIST_HOOK = 'n8n watch list: deposits';
 
 const edit = (operation: 'add' | 'remove' | 'replace', addresses: string[], opts: { continueOnFail?: boolean; listName?: string } = {}) =>

@@ -6,10 +6,9 @@
  * - 9a the trigger's webhook() per block; 9b what a block costs n8n (items, bytes); 9c requests to the
  *   service (per edit, per hour); 9d edits at the free tier's pace, time compressed: 0 answered 429.
  */
-import { c32address } from 'c32check';
-
 import { type Block, makeBlock, matchingTransactions, startEmulator, type TxInput } from '../../emulator';
 import { watchFilters, DEFAULT_WATCH_KINDS } from '../../../nodes/shared/watchList/kinds';
+import { testnetAddress } from '../../support/addresses';
 import { runNode } from '../../support/engine/harness';
 import { API_KEY, SECRET } from './payloads';
 import { fmtBytes, fmtMs, type Row, verdict } from './util';
@@ -20,7 +19,7 @@ const BLOCK_TX = 300;
 /** One transaction in this many touches the list: 3 %. */
 const EVERY = 33;
 
-const addressNo = (n: number) => c32address(26, n.toString(16).padStart(40, '0'));
+const addressNo = testnetAddress;
 const LIST = Array.from({ length: LIST_SIZE }, (_, i) => addressNo(0x100000 + i));
 const OUTSIDERS = Array.from({ length: 50 }, (_, i) => addressNo(0x900000 + i));
 
