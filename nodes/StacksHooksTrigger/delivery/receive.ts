@@ -14,6 +14,8 @@ import { deliveryToItems, type OutputMode, type RollbackMode } from '../items/de
 import { handOverTestDelivery, receiveTestDelivery } from '../listening/handOver';
 import { nodeKey } from '../nodeKey';
 import { listedAddresses } from '../watch/listedAddresses';
+import { listedTransactionsOf } from '../watch/matchedInN8n';
+import { matchedInN8n } from '../../shared/watchList/listHook';
 import { readWatchParameters, type Watching, watchingOf } from '../watch/watching';
 import { isAuthentic } from './accountSecret';
 import { PresentedSecrets, presentedSecrets } from './consumerSecret';
@@ -57,7 +59,9 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookR
 	if (watch === 'list') watching = await listedAddresses(ctx, node, shape.delivery, readWatchParameters(ctx));
 	// A typed list was checked at activation on the credential's network, which is the delivery's.
 	else if (output === 'event' || watch === 'addresses') watching = watchingOf(node, readWatchParameters(ctx), shape.delivery.event.network as Network, nodeKey(ctx, node));
-	const items = deliveryToItems(shape.delivery, output, option<RollbackMode>(ctx, node, 'rollbacks', 'include'), watching);
+	// A list too large for one filter per address: the service matched the kinds for any address, the trigger keeps the list's.
+	const delivery = watching?.list && matchedInN8n(shape.delivery.chainhook.name ?? '') ? listedTransactionsOf(shape.delivery, watching.list) : shape.delivery;
+	const items = deliveryToItems(delivery, output, option<RollbackMode>(ctx, node, 'rollbacks', 'include'), watching);
 	const accepted = { received: true, items: items.length };
 	// Nothing left to output (e.g. only rollbacks, ignored): no execution.
 	if (items.length === 0) return answer(200, accepted);

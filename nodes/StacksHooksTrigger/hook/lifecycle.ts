@@ -2,7 +2,9 @@
  * The trigger's hook at the service, from activation to deactivation: one
  * hook per webhook URL, enabled, remembered by UUID in the node's static data,
  * updated in place when only its filters change (a watch list's edits included),
- * replaced (not duplicated) when other parameters change, adopted (not
+ * watching addresses, given filters that select the kinds for any address when the
+ * service refuses one filter per address and kind as too large (the trigger then
+ * matches the list: ../watch/matchedInN8n.ts), replaced (not duplicated) when other parameters change, adopted (not
  * duplicated) when it exists but was forgotten, and deleted by UUID on
  * deactivation. It never deletes a hook it did not register: only hooks
  * whose action URL is this node's own webhook URL are ever touched.
@@ -21,13 +23,13 @@ import { keepSecret } from '../delivery/accountSecret';
 import { noteLeftStopped, noteStoppedAtActivation } from '../healthCheck/model/checkState';
 import { atStartup, healthCheckMs } from './checkInterval';
 import { type HookOwner, remember, slotName, stored, type StoredHook } from './keptHook';
-import { logHealed } from './log';
+import { logHealed, whereInLog } from './log';
 import { inTurn } from './turns';
 import { listeningSample, replaySampleBlock } from '../listening/sampleBlock';
 import { nodeKey } from '../nodeKey';
 import { withoutDigest } from '../../shared/watchList/listHook';
-import { sizeRefusal } from '../watch/refusal';
-import { hookFilters, readWatchParameters, type WatchParameters } from '../watch/watching';
+import { refusedForSize, sizeRefusal } from '../../shared/watchList/refusal';
+import { type HookShape, hookFilters, readWatchParameters, type WatchParameters } from '../watch/watching';
 
 function defaultHookName(ctx: HookOwner): string {
 	const workflow = ctx.getWorkflow();
@@ -50,16 +52,27 @@ export function hookParameters(ctx: HookOwner): HookParameters {
 	};
 }
 
-async function desiredDefinition(ctx: HookOwner, service: Service, webhookUrl: string, params = hookParameters(ctx)): Promise<Definition> {
+/**
+ * The hook the trigger wants, and, watching addresses, the one it takes when the service refuses the first as too
+ * large (`inN8n`: filters selecting the kinds for any address, the trigger matching the list).
+ */
+interface Wanted {
+	definition: Definition;
+	inN8n?: Definition;
+}
+
+async function desiredDefinitions(ctx: HookOwner, service: Service, webhookUrl: string, params = hookParameters(ctx)): Promise<Wanted> {
 	const node = ctx.getNode();
-	const { filters, nameSuffix } = await hookFilters(node, params.watching, service, nodeKey(ctx, node));
-	return buildDefinition(node, {
-		name: `${params.hookName || defaultHookName(ctx)}${nameSuffix}`,
-		webhookUrl,
-		network: service.connection.network,
-		filters,
-		options: params.options,
-	});
+	const shape = await hookFilters(node, params.watching, service, nodeKey(ctx, node));
+	const build = ({ filters, nameSuffix }: HookShape) =>
+		buildDefinition(node, {
+			name: `${params.hookName || defaultHookName(ctx)}${nameSuffix}`,
+			webhookUrl,
+			network: service.connection.network,
+			filters,
+			options: params.options,
+		});
+	return { definition: build(shape), ...(shape.inN8n && { inN8n: build(shape.inN8n) }) };
 }
 
 /** Key-order-independent JSON, with options that are off left out (the service may echo them as false or null). */
@@ -87,6 +100,9 @@ function fingerprint(definition: Pick<Definition, 'name' | 'network' | 'filters'
 function sameHook(hook: Hook, desired: Definition): boolean {
 	return fingerprint(hook.definition as unknown as Definition) === fingerprint(desired);
 }
+
+/** The hook is one of the wanted shapes: once taken in n8n for its size, a list's hook stays so until the list or its kinds change. */
+const isWanted = (hook: Hook, wanted: Wanted) => sameHook(hook, wanted.definition) || (wanted.inN8n !== undefined && sameHook(hook, wanted.inN8n));
 
 /**
  * The same hook but for its filters (and, watching a list, the list's digest in its name): Trigger On or a
@@ -154,15 +170,16 @@ async function checkExistsNow(ctx: IHookFunctions): Promise<boolean> {
 	const connection = await getConnection(ctx);
 	const service = serviceFor(ctx, connection);
 	const webhookUrl = webhookUrlOf(ctx);
-	const desired = isHttpsUrl(webhookUrl) ? await desiredDefinition(ctx, service, webhookUrl) : undefined;
+	const desired = isHttpsUrl(webhookUrl) ? await desiredDefinitions(ctx, service, webhookUrl) : undefined;
 
 	const known = stored(ctx);
 	if (known) {
 		const hook = await service.read(known.hookId);
 		// Only its filters differ: updated in place, the same hook delivering throughout (a replacement would
 		// miss the blocks between the deletion and the new registration).
-		if (hook && desired && !sameHook(hook, desired) && sameButFilters(hook, desired)) await service.update(hook.uuid, { name: desired.name, filters: desired.filters });
-		if (hook && desired && (sameHook(hook, desired) || sameButFilters(hook, desired))) {
+		const inPlace = hook && desired && (isWanted(hook, desired) || sameButFilters(hook, desired.definition));
+		if (hook && desired && inPlace && !isWanted(hook, desired)) await updateInPlace(ctx, service, hook, desired);
+		if (hook && inPlace) {
 			await keepSecret(ctx, connection);
 			await ensureDeliveringOnActivation(ctx, hook, service);
 			await whenListening(ctx, hook, connection, sample);
@@ -189,15 +206,41 @@ async function checkExistsNow(ctx: IHookFunctions): Promise<boolean> {
 	return true;
 }
 
+/** The hook's filters (and name) updated to the wanted ones; to the shape matched in n8n when the service refuses them as too large. */
+async function updateInPlace(ctx: HookOwner, service: Service, hook: Hook, wanted: Wanted): Promise<void> {
+	const { definition, inN8n } = wanted;
+	try {
+		await service.update(hook.uuid, { name: definition.name, filters: definition.filters });
+	} catch (error) {
+		if (!inN8n || !refusedForSize(error)) throw sizeRefusal(ctx.getNode(), error, definition) ?? error;
+		logMatchedInN8n(ctx, definition, inN8n, error);
+		try {
+			await service.update(hook.uuid, { name: inN8n.name, filters: inN8n.filters });
+		} catch (again) {
+			throw sizeRefusal(ctx.getNode(), again, inN8n, definition.filters.events.length) ?? again;
+		}
+	}
+}
+
+/** Said in n8n's log when a list's hook is taken in n8n: which filters were refused, which were sent instead. */
+function logMatchedInN8n(ctx: HookOwner, refused: Definition, inN8n: Definition, error: NodeApiError): void {
+	const { where, meta } = whereInLog(ctx);
+	const types = [...new Set(inN8n.filters.events.map((filter) => filter.type))].join(', ');
+	ctx.logger.warn(
+		`${where}: the service refused a hook of ${refused.filters.events.length} filters (one per address and kind) as too large (${error.message}); its hook has ${inN8n.filters.events.length} filters instead (${types}), which the service matches for any address, and the trigger keeps the listed addresses' transactions of each delivery`,
+		meta,
+	);
+}
+
 /** Listening for a test event (never on activation): the Sample Block, if one is set, is replayed to the test hook. */
 async function whenListening(ctx: IHookFunctions, hook: Hook, connection: Connection, sample: BlockRef | undefined): Promise<void> {
 	if (sample) await replaySampleBlock(ctx, hook, connection, sample);
 }
 
 /** The hooks posting to `webhookUrl`: the first with the wanted definition is kept, the others deleted. */
-async function keepOneOf(service: Service, webhookUrl: string, desired: Definition | undefined): Promise<Hook | undefined> {
+async function keepOneOf(service: Service, webhookUrl: string, desired: Wanted | undefined): Promise<Hook | undefined> {
 	const mine = await service.postingTo(webhookUrl);
-	const keep = desired ? mine.find((hook) => sameHook(hook, desired)) : undefined;
+	const keep = desired ? mine.find((hook) => isWanted(hook, desired)) : undefined;
 	for (const stale of mine) {
 		if (stale !== keep) await service.deleteIfThere(stale.uuid);
 	}
@@ -217,12 +260,17 @@ function refusedByService(error: unknown): boolean {
  * that fails too its error is raised. If the service cannot even be listed, the first error is raised: the
  * next activation's checkExists adopts whatever got registered.
  */
-async function registerOnce(ctx: HookOwner, service: Service, desired: Definition): Promise<Hook> {
+async function registerOnce(ctx: HookOwner, service: Service, wanted: Wanted, refusedFilters?: number): Promise<Hook> {
+	const { definition: desired, inN8n } = wanted;
 	const webhookUrl = desired.action.url;
 	try {
 		return await service.register(desired);
 	} catch (error) {
-		if (refusedByService(error)) throw sizeRefusal(ctx.getNode(), error, desired) ?? asNodeError(ctx.getNode(), error);
+		if (inN8n && refusedForSize(error)) {
+			logMatchedInN8n(ctx, desired, inN8n, error);
+			return await registerOnce(ctx, service, { definition: inN8n }, desired.filters.events.length);
+		}
+		if (refusedByService(error)) throw sizeRefusal(ctx.getNode(), error, desired, refusedFilters) ?? asNodeError(ctx.getNode(), error);
 		let registered: Hook | undefined;
 		try {
 			registered = (await service.postingTo(webhookUrl)).find((hook) => sameHook(hook, desired));
@@ -237,8 +285,8 @@ async function registerOnce(ctx: HookOwner, service: Service, desired: Definitio
  * Registers and enables the hook `desired` describes and remembers it. A registered hook that cannot be
  * enabled is removed again: no orphan at the service.
  */
-async function registerEnabled(ctx: HookOwner, service: Service, desired: Definition): Promise<Hook> {
-	const hook = await registerOnce(ctx, service, desired);
+async function registerEnabled(ctx: HookOwner, service: Service, wanted: Wanted): Promise<Hook> {
+	const hook = await registerOnce(ctx, service, wanted);
 	try {
 		await service.enable(hook.uuid);
 	} catch (error) {
@@ -251,7 +299,7 @@ async function registerEnabled(ctx: HookOwner, service: Service, desired: Defini
 		}
 		throw asNodeError(ctx.getNode(), error);
 	}
-	remember(ctx, { hookId: hook.uuid, webhookUrl: desired.action.url });
+	remember(ctx, { hookId: hook.uuid, webhookUrl: wanted.definition.action.url });
 	return hook;
 }
 
@@ -261,7 +309,7 @@ async function registerEnabled(ctx: HookOwner, service: Service, desired: Defini
  * registered and enabled again; either way it is remembered.
  */
 export async function replaceDeleted(ctx: HookOwner, service: Service, known: StoredHook, params: HookParameters): Promise<{ hook: Hook; adopted: boolean; enabledBecause?: string }> {
-	const desired = await desiredDefinition(ctx, service, known.webhookUrl, params);
+	const desired = await desiredDefinitions(ctx, service, known.webhookUrl, params);
 	const adopted = await keepOneOf(service, known.webhookUrl, desired);
 	if (!adopted) return { hook: await registerEnabled(ctx, service, desired), adopted: false };
 	remember(ctx, { hookId: adopted.uuid, webhookUrl: known.webhookUrl });
@@ -283,7 +331,7 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 		// Before the hook exists: an account without a secret gets one before anything is delivered.
 		await keepSecret(this, connection);
 		const service = serviceFor(this, connection);
-		const hook = await registerEnabled(this, service, await desiredDefinition(this, service, webhookUrl));
+		const hook = await registerEnabled(this, service, await desiredDefinitions(this, service, webhookUrl));
 		if (goneAtActivation.delete(nodeKey(this))) noteStoppedAtActivation(this, hook);
 		await whenListening(this, hook, connection, sample);
 		return true;

@@ -1,6 +1,7 @@
 /**
  * The addresses of a watch list as a delivery is matched against them: read from the hook that
- * delivered it (its filters are the list's, updated in place by each edit) and kept in this process
+ * delivered it (its filters are the list's, updated in place by each edit; for a hook matched in n8n,
+ * from the list's own hook, as its filters name no address) and kept in this process
  * under the list's digest in the hook's name, which every delivery carries: an edit (which changes
  * both at once) is seen on the first delivery after it, an address added a moment before named, one
  * removed no longer. The last few lists are kept, for a delivery matched before an edit and taken after
@@ -13,7 +14,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { serviceFor } from '../../shared/api/service';
 import { getConnection } from '../../shared/transport/connection';
 import { principalsOf } from '../../shared/watchList/kinds';
-import { watchedListOf } from '../../shared/watchList/listHook';
+import { addressesOf, findListHook, watchedListOf } from '../../shared/watchList/listHook';
 import type { Delivery } from '../delivery/shape';
 import { WatchedAddresses } from './watchedAddresses';
 import type { Watching, WatchParameters } from './watching';
@@ -30,10 +31,19 @@ export async function listedAddresses(ctx: IWebhookFunctions, node: INode, deliv
 	const lists = kept.get(uuid) ?? new Map<string, Watching>();
 	const known = digest === undefined ? undefined : lists.get(`${digest} ${kinds}`);
 	if (known) return known;
-	const hook = await serviceFor(ctx, await getConnection(ctx)).read(uuid);
+	const connection = await getConnection(ctx);
+	const service = serviceFor(ctx, connection);
+	const hook = await service.read(uuid);
 	if (!hook) throw new NodeOperationError(node, `The hook ${uuid} that sent this delivery is gone: its watch list could not be read`);
-	const watching = { filters: [], list: new WatchedAddresses(principalsOf(hook.definition.filters.events), params.watchFor) };
-	lists.set(`${watchedListOf(hook.definition.name)?.digest} ${kinds}`, watching);
+	const watched = watchedListOf(hook.definition.name);
+	let addresses: Set<string>;
+	if (watched?.inN8n) {
+		// Its filters select the kinds for any address: the list is the list hook's.
+		const list = findListHook(await service.list(), watched.name, connection.network);
+		addresses = new Set(list ? addressesOf(list) : []);
+	} else addresses = principalsOf(hook.definition.filters.events);
+	const watching = { filters: [], list: new WatchedAddresses(addresses, params.watchFor) };
+	lists.set(`${watched?.digest} ${kinds}`, watching);
 	if (lists.size > KEPT_LISTS) lists.delete(lists.keys().next().value!);
 	kept.set(uuid, lists);
 	return watching;

@@ -22,7 +22,7 @@ export class WatchedAddresses {
 	private readonly kinds: ReadonlySet<WatchKind>;
 
 	constructor(
-		private readonly addresses: ReadonlySet<string>,
+		readonly addresses: ReadonlySet<string>,
 		kinds: readonly WatchKind[],
 	) {
 		this.kinds = new Set(kinds);

@@ -15,8 +15,8 @@ import { checkedPrincipals, linesOf } from '../../shared/watchList/addressList';
 import type { EventFilter } from '../../shared/chainEvents';
 import type { Network } from '../../shared/constants';
 import { toEventFilters, triggerOnProperty } from '../../shared/eventFilters';
-import { DEFAULT_WATCH_KINDS, knownKinds, watchFilters, watchForProperty, type WatchKind } from '../../shared/watchList/kinds';
-import { addressesOf, checkedListName, findListHook, listNameProperty, watchingFilters, watchMarker } from '../../shared/watchList/listHook';
+import { broadWatchFilters, DEFAULT_WATCH_KINDS, knownKinds, watchFilters, watchForProperty, type WatchKind } from '../../shared/watchList/kinds';
+import { addressesOf, checkedListName, findListHook, listNameProperty, typedInN8nMarker, watchingFilters, watchMarker } from '../../shared/watchList/listHook';
 import type { Service } from '../../shared/api/service';
 import { WatchedAddresses } from './watchedAddresses';
 
@@ -117,17 +117,38 @@ function checkedKinds(node: INode, params: WatchParameters): WatchKind[] {
 	return params.watchFor;
 }
 
+/** A hook's filters, and what its name ends with. */
+export interface HookShape {
+	filters: EventFilter[];
+	nameSuffix: string;
+}
+
 /**
  * The hook's filters, and what its name ends with: for a watch list, the list's addresses as the service
  * keeps them (none yet: a filter that matches nothing, until the first is added) and the marker by which
- * an edit of the list finds this hook.
+ * an edit of the list finds this hook. Watching addresses, also `inN8n`: the shape the hook takes when the
+ * service refuses one filter per address and kind as too large (filters selecting the kinds for any address,
+ * the trigger matching the list; ../../shared/watchList/listHook.ts), when it has fewer filters.
  */
-export async function hookFilters(node: INode, params: WatchParameters, service: Service, key: string): Promise<{ filters: EventFilter[]; nameSuffix: string }> {
+export async function hookFilters(node: INode, params: WatchParameters, service: Service, key: string): Promise<HookShape & { inN8n?: HookShape }> {
 	const { network } = service.connection;
-	if (params.watch !== 'list') return { filters: watchingOf(node, params, network, key).filters, nameSuffix: '' };
-	const name = checkedListName(node, params.listName);
-	const kinds = checkedKinds(node, params);
-	const list = findListHook(await service.list(), name, network);
-	const addresses = list ? addressesOf(list) : [];
-	return { filters: watchingFilters(addresses, kinds, network), nameSuffix: watchMarker(name, kinds, addresses) };
+	if (params.watch === 'filters') return { filters: watchingOf(node, params, network, key).filters, nameSuffix: '' };
+	let shape: HookShape;
+	let addresses: readonly string[];
+	let inN8nSuffix: string;
+	if (params.watch === 'addresses') {
+		const watching = watchingOf(node, params, network, key);
+		addresses = [...watching.list!.addresses];
+		shape = { filters: watching.filters, nameSuffix: '' };
+		inN8nSuffix = typedInN8nMarker(addresses);
+	} else {
+		const name = checkedListName(node, params.listName);
+		const kinds = checkedKinds(node, params);
+		const list = findListHook(await service.list(), name, network);
+		addresses = list ? addressesOf(list) : [];
+		shape = { filters: watchingFilters(addresses, kinds, network), nameSuffix: watchMarker(name, kinds, addresses) };
+		inN8nSuffix = watchMarker(name, kinds, addresses, true);
+	}
+	const broad = addresses.length > 0 ? broadWatchFilters(addresses, params.watchFor) : [];
+	return broad.length > 0 && broad.length < shape.filters.length ? { ...shape, inN8n: { filters: broad, nameSuffix: inN8nSuffix } } : shape;
 }

@@ -6,14 +6,20 @@
  * The service has no conditional write, so an edit reads the list, changes it and writes it back.
  * Edits of one list in this n8n process take turns; an edit reads the list back after writing it, and
  * writes it again while its change is not all there (another process wrote over it), up to three times.
+ *
+ * A watching hook holds one filter per address and kind while the service takes that many; refused as too
+ * large, it takes the filters that select the kinds for any address instead, the trigger matching the list
+ * (listHook.ts). It stays so while the list grows; an edit that shortens the list tries one filter per
+ * address again.
  */
 import type { Definition, Hook } from '../schemas';
 import { listHooks, readHook, registerHook, updateHook } from '../api/hookEndpoints';
 import type { Connection } from '../transport/connection';
 import type { RequestContext } from '../transport/context';
-import type { EventFilter } from '../chainEvents';
 import { inTurn } from '../turns';
-import { addressesOf, findListHook, listDefinition, listDigest, watchedListOf, watchingFilters, withoutDigest } from './listHook';
+import { broadWatchFilters } from './kinds';
+import { addressesOf, findListHook, listDefinition, watchedListOf, watchingFilters, watchMarker } from './listHook';
+import { refusedForSize } from './refusal';
 
 export interface ListChange {
 	add: readonly string[];
@@ -28,8 +34,8 @@ export interface EditResult {
 	after: string[];
 	/** The list's own hook (undefined for a list that never held an address and still holds none). */
 	listHookUuid?: string;
-	/** The hooks watching the list, each updated in place when its filters changed. */
-	watchers: Array<{ uuid: string; name: string; updated: boolean }>;
+	/** The hooks watching the list, each updated in place when its filters changed; matched in n8n when too large for one filter per address. */
+	watchers: Array<{ uuid: string; name: string; updated: boolean; matchedInN8n: boolean }>;
 }
 
 const WRITES = 3;
@@ -72,23 +78,54 @@ export async function editList(ctx: RequestContext, connection: Connection, name
 		}
 		// Listed again after the list is written: a trigger activated meanwhile read the list before or after
 		// this write; in the first case its hook is among these.
-		const watchers = await updateWatchers(ctx, connection, await listHooks(ctx, options), name, after);
+		const watchers = await updateWatchers(ctx, connection, await listHooks(ctx, options), name, after, after.length < before.length);
 		return { before, after, ...(list && { listHookUuid: list.uuid }), watchers };
 	});
 }
 
-/** Each hook watching list `name` gets the filters of `addresses`, in place, when its own differ. */
-async function updateWatchers(ctx: RequestContext, connection: Connection, hooks: readonly Hook[], name: string, addresses: readonly string[]): Promise<EditResult['watchers']> {
+/**
+ * Each hook watching list `name` gets the filters of `addresses`, in place, when its own differ. `shortened`: the
+ * list lost addresses, so a hook matched in n8n tries one filter per address again.
+ */
+async function updateWatchers(ctx: RequestContext, connection: Connection, hooks: readonly Hook[], name: string, addresses: readonly string[], shortened: boolean): Promise<EditResult['watchers']> {
 	const results: EditResult['watchers'] = [];
 	for (const hook of hooks) {
 		const watched = watchedListOf(hook.definition.name);
 		if (!watched || watched.name !== name || hook.definition.network !== connection.network) continue;
-		const filters: EventFilter[] = watchingFilters(addresses, watched.kinds, connection.network);
-		const updated = !sameFilters(hook.definition.filters.events, filters);
+		const perAddress = watchingFilters(addresses, watched.kinds, connection.network);
+		const broad = addresses.length > 0 ? broadWatchFilters(addresses, watched.kinds) : [];
+		const inN8n = broad.length > 0 && broad.length < perAddress.length ? broad : undefined;
 		// The filters and the digest in the name in one PATCH: a delivery names the list it was matched with.
-		const renamed = withoutDigest(hook.definition.name).replace(/\]$/, ` | ${listDigest(addresses)}]`);
-		if (updated) await updateHook(ctx, hook.uuid, { name: renamed, filters: { events: filters } as Definition['filters'] }, { connection });
-		results.push({ uuid: hook.uuid, name: hook.definition.name, updated });
+		const prefix = hook.definition.name.slice(0, hook.definition.name.lastIndexOf(' [watch list: '));
+		const shape = (matched: boolean) => ({ name: `${prefix}${watchMarker(name, watched.kinds, addresses, matched)}`, filters: { events: matched ? inN8n! : perAddress } as Definition['filters'] });
+		const write = async (matched: boolean) => {
+			const update = shape(matched);
+			const updated = update.name !== hook.definition.name || !sameFilters(hook.definition.filters.events, update.filters.events);
+			if (updated) await updateHook(ctx, hook.uuid, update, { connection });
+			results.push({ uuid: hook.uuid, name: hook.definition.name, updated, matchedInN8n: matched });
+		};
+		if (inN8n && watched.inN8n && !shortened) {
+			await write(true);
+			continue;
+		}
+		try {
+			await write(false);
+		} catch (error) {
+			if (!inN8n || !refusedForSize(error)) throw watcherRefusal(error, hook, name, addresses.length, perAddress.length);
+			try {
+				await write(true);
+			} catch (again) {
+				throw watcherRefusal(again, hook, name, addresses.length, inN8n.length);
+			}
+		}
 	}
 	return results;
+}
+
+/** The list is kept; the hook watching it could not follow: said with the service's words, and what the trigger watches meanwhile. */
+function watcherRefusal(error: unknown, hook: Hook, name: string, addresses: number, filters: number): Error {
+	if (!refusedForSize(error)) return error as Error;
+	return new Error(
+		`The watch list "${name}" now holds ${addresses} addresses, and the service refused hook ${hook.uuid} (${hook.definition.name}) of ${filters} filters as too large: ${error.message}. The list is kept; that hook still watches the list as it was before this edit. Watch the list for fewer kinds (balance changes take one filter per address), or remove addresses.`,
+	);
 }

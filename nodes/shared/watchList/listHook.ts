@@ -11,6 +11,12 @@
  * is a digest of the addresses the hook's filters hold, which every delivery carries (the payload names
  * its hook): the trigger knows from it, with no request, whether the list it holds is the one the
  * service matched the delivery with.
+ *
+ * A list too large for one filter per address and kind (the service refused it) is watched by a hook
+ * whose filters select the kinds for any address (kinds.ts, broadWatchFilters), its marker ending
+ * `| matched in n8n]`: the trigger keeps the listed addresses' transactions of each delivery, and reads the
+ * list from the list hook, not from its own filters. A typed list watched that way says so too
+ * (` [addresses | <digest> | matched in n8n]`).
  */
 import { createHash } from 'crypto';
 
@@ -86,16 +92,24 @@ export function addressesOf(hook: Hook): string[] {
 /** A short digest of a list's addresses, in order. */
 export const listDigest = (addresses: readonly string[]) => createHash('sha256').update(addresses.join('\n')).digest('hex').slice(0, 8);
 
-/** What a watching hook's name ends with. */
-export const watchMarker = (name: string, kinds: readonly WatchKind[], addresses: readonly string[]) => ` [watch list: ${name} | ${kinds.join(' ')} | ${listDigest(addresses)}]`;
+const IN_N8N = ' | matched in n8n';
 
-const MARKER = / \[watch list: ([^|\]]+) \| ([^|\]]*) \| ([0-9a-f]{8})\]$/;
+/** What a watching hook's name ends with; `inN8n`: its filters select the kinds for any address. */
+export const watchMarker = (name: string, kinds: readonly WatchKind[], addresses: readonly string[], inN8n = false) =>
+	` [watch list: ${name} | ${kinds.join(' ')} | ${listDigest(addresses)}${inN8n ? IN_N8N : ''}]`;
+
+/** What the name of a hook watching a typed list ends with when its filters select the kinds for any address. */
+export const typedInN8nMarker = (addresses: readonly string[]) => ` [addresses | ${listDigest(addresses)}${IN_N8N}]`;
+
+const MARKER = / \[watch list: ([^|\]]+) \| ([^|\]]*) \| ([0-9a-f]{8})( \| matched in n8n)?\]$/;
 
 export interface WatchedList {
 	name: string;
 	kinds: WatchKind[];
-	/** listDigest of the addresses the hook's filters hold. */
+	/** listDigest of the addresses the hook watches. */
 	digest: string;
+	/** Its filters select the kinds for any address; the trigger matches the list. */
+	inN8n: boolean;
 }
 
 /** The list a hook (by its name) watches, with which kinds; undefined for a hook watching no list. */
@@ -103,11 +117,18 @@ export function watchedListOf(hookName: string): WatchedList | undefined {
 	const found = MARKER.exec(hookName);
 	if (!found) return undefined;
 	const kinds = knownKinds(found[2].split(' '));
-	return kinds.length > 0 ? { name: found[1], kinds, digest: found[3] } : undefined;
+	return kinds.length > 0 ? { name: found[1], kinds, digest: found[3], inN8n: found[4] !== undefined } : undefined;
 }
 
-/** The name of a watching hook without its list's digest: what stays the same through edits. */
-export const withoutDigest = (hookName: string) => hookName.replace(/ \| [0-9a-f]{8}\]$/, ']');
+/** Whether a hook (by its name) leaves the matching of its addresses to the trigger. */
+export const matchedInN8n = (hookName: string) => hookName.endsWith(`${IN_N8N}]`);
+
+/**
+ * The name of a watching hook without what an edit or the list's size changes (the list's digest, how it is
+ * matched): what stays the same through edits.
+ */
+export const withoutDigest = (hookName: string) =>
+	hookName.replace(/ \[addresses \| [0-9a-f]{8} \| matched in n8n\]$/, '').replace(/ \| [0-9a-f]{8}( \| matched in n8n)?\]$/, ']');
 
 /** A watching hook's filters for `addresses`. */
 export function watchingFilters(addresses: readonly string[], kinds: readonly WatchKind[], network: Network): EventFilter[] {

@@ -6,13 +6,17 @@
  * some filter of theirs selects, in the direction that filter names; and through n8n-core's webhook,
  * "One Item per Event" outputs exactly the events about the list. Over random sequences of edits of
  * a watch list (the Stacks Hooks node's Add and Remove) and blocks, the trigger outputs exactly the
- * events about the addresses on the list when the block came, each once.
+ * events about the addresses on the list when the block came, each once. A list matched in n8n (its hook's
+ * filters select the kinds for any address, the trigger keeps the listed addresses' transactions) keeps
+ * exactly the transactions one filter per address and kind would have delivered.
  */
 import fc from 'fast-check';
 import type { INodeParameters } from 'n8n-workflow';
 
-import { type ChainEvent, eventMatches, type EventFilter, movedValue, transactionEvents } from '../../../nodes/shared/chainEvents';
-import { knownKinds, watchFilters, type WatchKind } from '../../../nodes/shared/watchList/kinds';
+import { type ChainEvent, eventMatches, type EventFilter, movedValue, transactionEvents, transactionMatches } from '../../../nodes/shared/chainEvents';
+import { broadWatchFilters, knownKinds, watchFilters, type WatchKind } from '../../../nodes/shared/watchList/kinds';
+import type { Delivery } from '../../../nodes/StacksHooksTrigger/delivery/shape';
+import { listedTransactionsOf } from '../../../nodes/StacksHooksTrigger/watch/matchedInN8n';
 import { WatchedAddresses } from '../../../nodes/StacksHooksTrigger/watch/watchedAddresses';
 import { type DeliveryPayload, makeBlock } from '../../emulator';
 import { testnetAddress } from '../../support/addresses';
@@ -60,6 +64,27 @@ describe('watch list matching', () => {
 						expect(named.every((entry) => addresses.includes(entry.address))).toBe(true);
 					}
 				}
+			}),
+			propertyParameters(400),
+		);
+	});
+
+	it('matched in n8n, selects exactly the transactions one filter per address and kind selects', () => {
+		fc.assert(
+			fc.property(list, kinds, transactions, (addresses, watchFor, inputs) => {
+				const perAddress = watchFilters(addresses, watchFor);
+				const broad = broadWatchFilters(addresses, watchFor);
+				const watched = new WatchedAddresses(new Set(addresses), watchFor);
+				const block = makeBlock({ height: 1, transactions: inputs });
+				const delivery = { chainhook: { uuid: 'u', name: 'n' }, event: { network: 'testnet', apply: [block], rollback: [block] } } as unknown as Delivery;
+				// What the service delivers to the broad hook, then what the trigger keeps of it.
+				const served = block.transactions.filter((tx) => transactionMatches(broad, tx));
+				const kept = listedTransactionsOf({ ...delivery, event: { ...delivery.event, apply: [{ ...block, transactions: served }], rollback: [] } }, watched);
+				const expected = block.transactions.filter((tx) => transactionMatches(perAddress, tx)).map((tx) => tx.transaction_identifier.hash);
+				expect(kept.event.apply.flatMap((kept) => kept.transactions.map((tx) => tx.transaction_identifier.hash))).toEqual(expected);
+				if (expected.length === 0) expect(kept.event.apply).toEqual([]);
+				expect(listedTransactionsOf(delivery, watched).event.rollback.flatMap((kept) => kept.transactions.map((tx) => tx.transaction_identifier.hash))).toEqual(expected);
+				expect(broad.length).toBeLessThanOrEqual(perAddress.length);
 			}),
 			propertyParameters(400),
 		);

@@ -18,6 +18,7 @@ import {
 	triggerParameters,
 	useEmulator,
 } from '../../support/engine/fixtures';
+import { n8nLogger } from '../../support/engine/harness';
 import { testnetAddress } from '../../support/addresses';
 
 useEmulator();
@@ -26,6 +27,7 @@ const addressNo = testnetAddress;
 const CAROL = addressNo(3);
 const VAULT = `${BOB}.vault`;
 
+const transfer = (sender: string, recipient: string, amount: number): TxInput => ({ kind: 'stx_transfer', sender, recipient, amount });
 const watching = (addresses: string, overrides: INodeParameters = {}) => triggerParameters({ watch: 'addresses', addresses, ...overrides });
 const activate = (parameters: INodeParameters, staticData: IDataObject = {}) => activateTrigger(staticData, { parameters, credentials: credentialsFor(emu) });
 
@@ -92,22 +94,77 @@ describe('the hook of a watch list', () => {
 		expect(emu.hooks(API_KEY)).toHaveLength(0);
 	});
 
-	it.each([
-		['more filters than the service takes', { maxFilters: 100 }, /400.*must NOT have more than 100 items/],
-		['a body larger than the service takes', { maxRequestBytes: 4096 }, /413.*too large/],
-	])('says what it sent and why, when the service refuses %s', async (_, limit, said) => {
-		emu.configure(limit);
-		try {
-			const list = Array.from({ length: 60 }, (_, i) => addressNo(1000 + i)).join('\n');
-			const promise = activate(watching(list));
-			await expect(promise).rejects.toThrow(/^The service refused a hook of 360 filters \(\d+ KB\) as too large$/);
+	describe('too large for one filter per address and kind', () => {
+		const sixty = Array.from({ length: 60 }, (_, i) => addressNo(1000 + i));
+		const logger = n8nLogger();
+		let warnings: string[];
+		beforeEach(() => {
+			warnings = [];
+			jest.spyOn(logger, 'warn').mockImplementation((message: string) => void warnings.push(message));
+		});
+		afterEach(() => {
+			jest.restoreAllMocks();
+			emu.configure({ maxFilters: null, maxRequestBytes: 1024 * 1024 });
+		});
+
+		it.each([
+			['more filters than the service takes', { maxFilters: 100 }, /\(400\).*must NOT have more than 100 items/],
+			['a body larger than the service takes', { maxRequestBytes: 4096 }, /\(413\).*more than 4096 bytes/],
+		])('when the service refuses %s, selects the kinds for any address and keeps only the list\'s transactions, saying so', async (_, limit, said) => {
+			emu.configure(limit);
+			const parameters = watching(sixty.join('\n'), { watchFor: ['stxReceived', 'stxSent', 'ftReceived', 'nftReceived', 'minted'] });
+			const staticData = await activate(parameters);
+			const [hook] = emu.hooks(API_KEY);
+			expect(hook.definition.filters.events).toEqual([{ type: 'ft_transfer' }, { type: 'stx_mint' }, { type: 'ft_mint' }, { type: 'nft_mint' }, { type: 'nft_transfer' }, { type: 'stx_transfer' }]);
+			expect(hook.definition.name).toMatch(/ \[addresses \| [0-9a-f]{8} \| matched in n8n\]$/);
+			expect(warnings).toEqual([expect.stringMatching(new RegExp(`refused a hook of 420 filters \\(one per address and kind\\) as too large \\(.*${said.source}.*\\); its hook has 6 filters instead \\(ft_transfer, stx_mint, ft_mint, nft_mint, nft_transfer, stx_transfer\\)`))]);
+			// The service delivers every STX transfer of the block; the workflow gets the listed addresses' only, rollbacks included.
+			const listed = transfer(ALICE, sixty[7], 5);
+			const body = { ...payload([transfer(ALICE, CAROL, 1), listed, transfer(CAROL, BOB, 2)]), chainhook: { uuid: hook.uuid, name: hook.definition.name } } as DeliveryPayload;
+			body.event.rollback = [makeBlock({ height: 99, transactions: [transfer(BOB, ALICE, 3)] })];
+			const result = await deliverToTrigger(body, staticData, parameters);
+			const items = (result.response.workflowData?.[0] ?? []).map((item) => item.json);
+			expect(items.map(({ direction, sender, watched }) => ({ direction, sender, watched }))).toEqual([{ direction: 'apply', sender: ALICE, watched: [{ address: sixty[7], direction: 'in' }] }]);
+			// A delivery with nothing about the list starts nothing.
+			const none = await deliverToTrigger({ ...body, event: { ...body.event, apply: [makeBlock({ height: 101, transactions: [transfer(ALICE, CAROL, 1)] })], rollback: [] } }, staticData, parameters);
+			expect(none.response.workflowData).toBeUndefined();
+			expect(none.status).toBe(200);
+		});
+
+		it('stays matched in n8n through a restart, and tries one filter per address again, in place, when the list changes', async () => {
+			emu.configure({ maxFilters: 100 });
+			const parameters = watching(sixty.join('\n'));
+			const staticData = await activate(parameters);
+			const [first] = emu.hooks(API_KEY);
+			const requests = emu.requests.length;
+			expect(await runTriggerHook('checkExists', staticData, { parameters, credentials: credentialsFor(emu) })).toBe(true);
+			expect(emu.requests.slice(requests).map((request) => request.method)).toEqual(['GET', 'GET']);
+			// Shortened to ten addresses: one filter per address and kind again, the same hook.
+			const shorter = watching(sixty.slice(0, 10).join('\n'));
+			expect(await runTriggerHook('checkExists', staticData, { parameters: shorter, credentials: credentialsFor(emu) })).toBe(true);
+			const [after] = emu.hooks(API_KEY);
+			expect(after.uuid).toBe(first.uuid);
+			expect(after.definition.filters.events).toHaveLength(60);
+			expect(after.definition.name).not.toMatch(/matched in n8n/);
+			expect(emu.requests.filter((request) => request.method === 'DELETE')).toEqual([]);
+		});
+
+		it('refuses, saying both what was refused and why, when even that is too large (balance changes take one filter per address)', async () => {
+			emu.configure({ maxFilters: 50 });
+			const promise = activate(watching(sixty.join('\n'), { watchFor: ['balanceChanges', 'stxReceived'] }));
+			await expect(promise).rejects.toThrow(/^The service refused a hook of 61 filters \(\d+ KB\) as too large$/);
 			await expect(promise).rejects.toMatchObject({
-				description: expect.stringMatching(new RegExp(`${said.source}.*The trigger registered nothing: its hook would hold 360 filters for 60 addresses \\(6 per address`)),
+				description: expect.stringMatching(/must NOT have more than 50 items.*The trigger registered nothing\. One filter per address and kind came to 120 filters, refused first; matching the list in n8n still takes one Balance Changes filter per address/),
 			});
 			expect(emu.hooks(API_KEY)).toHaveLength(0);
-		} finally {
-			emu.configure({ maxFilters: null, maxRequestBytes: 1024 * 1024 });
-		}
+		});
+
+		it('says what it sent and why, when the service refuses a list it cannot match in n8n', async () => {
+			emu.configure({ maxFilters: 50 });
+			const promise = activate(watching(sixty.join('\n'), { watchFor: ['balanceChanges'] }));
+			await expect(promise).rejects.toThrow(/^The service refused a hook of 60 filters \(\d+ KB\) as too large$/);
+			await expect(promise).rejects.toMatchObject({ description: expect.stringMatching(/The trigger registered nothing: its hook would hold 60 filters for 60 addresses \(1 per address/) });
+		});
 	});
 
 	it('keeps its hook through a restart when the list is unchanged, and updates it in place when the list changed', async () => {
@@ -124,8 +181,6 @@ describe('the hook of a watch list', () => {
 });
 
 describe('the items of a watch list', () => {
-	const transfer = (sender: string, recipient: string, amount: number): TxInput => ({ kind: 'stx_transfer', sender, recipient, amount });
-
 	it('name the listed address and the direction of each event', async () => {
 		const body = payload([transfer(ALICE, CAROL, 5), transfer(CAROL, VAULT, 7), transfer(ALICE, VAULT, 9)]);
 		const items = await itemsOf(watching(`${ALICE}\n${VAULT}`, { output: 'event' }), body);

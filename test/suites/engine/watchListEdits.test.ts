@@ -211,6 +211,43 @@ describe('a trigger watching a watch list', () => {
 		expect(triggerHook()!.definition.filters.events).toHaveLength(4);
 	});
 
+	it('is matched in n8n, the same hook, once an edit makes it too large for the service; stays so while the list grows, and not once it shrinks', async () => {
+		emu.configure({ maxFilters: 10 });
+		try {
+			const listed = Array.from({ length: 7 }, (_, i) => addressNo(100 + i));
+			await edit('add', listed.slice(0, 4));
+			const staticData = await activate();
+			const { uuid } = triggerHook()!;
+			expect(triggerHook()!.definition.filters.events).toHaveLength(8);
+
+			// Twelve filters: refused; the hook selects every STX transfer, and says so in its name.
+			const grown = await edit('add', listed.slice(4, 6));
+			expect(outputs(grown)[0]).toMatchObject({ listSize: 6, hooksUpdated: [uuid] });
+			expect(triggerHook()!.uuid).toBe(uuid);
+			expect(triggerHook()!.definition.filters.events).toEqual([{ type: 'stx_transfer' }]);
+			expect(triggerHook()!.definition.name).toMatch(/\[watch list: deposits \| stxReceived stxSent \| [0-9a-f]{8} \| matched in n8n\]$/);
+
+			// The service delivers the block's every transfer; the workflow gets the listed address's, named.
+			const [report] = await emu.injectBlock({ height: 30, transactions: [{ kind: 'stx_transfer', sender: ALICE, recipient: BOB, amount: 1 }, { kind: 'stx_transfer', sender: listed[5], recipient: ALICE, amount: 2 }] });
+			expect(report.payload.event.apply[0].transactions).toHaveLength(2);
+			const result = await deliverToTrigger(report.payload, staticData, watchingParameters());
+			expect(result.response.workflowData?.[0].map((item) => [item.json.sender, item.json.watched])).toEqual([[listed[5], [{ address: listed[5], direction: 'out' }]]]);
+
+			// Growing on: only the digest in its name changes, no refused request first.
+			emu.clearRequests();
+			await edit('add', [listed[6]]);
+			expect(triggerHook()!.definition.filters.events).toEqual([{ type: 'stx_transfer' }]);
+			expect(emu.requests.map((request) => request.status)).not.toContain(400);
+			// Shrunk to three addresses: one filter per address and kind again.
+			await edit('remove', listed.slice(3));
+			expect(triggerHook()!.uuid).toBe(uuid);
+			expect(triggerHook()!.definition.filters.events).toHaveLength(6);
+			expect(triggerHook()!.definition.name).not.toMatch(/matched in n8n/);
+		} finally {
+			emu.configure({ maxFilters: null });
+		}
+	});
+
 	it('updates its hook in place at a restart when the list changed without it (an edit that did not reach it)', async () => {
 		await edit('add', [ALICE]);
 		const staticData = await activate();
