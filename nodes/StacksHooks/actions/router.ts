@@ -8,6 +8,7 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { Breather } from '../../shared/breather';
 import { asNodeError } from '../../shared/transport/errors';
 
 import * as hook from './hook';
@@ -55,10 +56,16 @@ async function runBatches(ctx: IExecuteFunctions, chosen: Operation[]): Promise<
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
 	const returnData: INodeExecutionData[] = [];
-	const chosen = items.map((_, itemIndex) => operationOf(this, itemIndex));
+	const breather = new Breather();
+	const chosen: Operation[] = [];
+	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		await breather.breathe();
+		chosen.push(operationOf(this, itemIndex));
+	}
 	const batched = await runBatches(this, chosen);
 
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		await breather.breathe();
 		const run = chosen[itemIndex];
 		try {
 			const batchResult = batched.get(itemIndex);

@@ -6,6 +6,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { Breather } from '../../../shared/breather';
 import { checkedPrincipals } from '../../../shared/watchList/addressList';
 import { editList } from '../../../shared/watchList/edit';
 import { checkedListName } from '../../../shared/watchList/listHook';
@@ -21,7 +22,9 @@ export async function editFromItems(ctx: IExecuteFunctions, itemIndexes: number[
 	const node = ctx.getNode();
 	const results: BatchResult = new Map();
 	const byList = new Map<string, Array<{ itemIndex: number; address: string }>>();
+	const breather = new Breather();
 	for (const itemIndex of itemIndexes) {
+		await breather.breathe();
 		try {
 			const name = checkedListName(node, ctx.getNodeParameter('listName', itemIndex), itemIndex);
 			const typed = String(ctx.getNodeParameter('address', itemIndex, '') ?? '').trim();
