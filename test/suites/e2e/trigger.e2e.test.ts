@@ -240,6 +240,38 @@ describe('Watching a list of addresses', () => {
 		await n8n.api.deactivate(id);
 		expect(emu.hooks(API_KEY).filter((candidate) => candidate.uuid === hook.uuid)).toEqual([]);
 	});
+
+	it('when the service refuses a filter per address as too many, selects transfers of any address and runs only for the listed', async () => {
+		emu.configure({ maxFilters: 1_000 });
+		try {
+			const workflow = triggerWorkflow(ALICE, LIST_WEBHOOK_ID, 'Deposit addresses, matched in n8n');
+			workflow.nodes[0].parameters = { watch: 'addresses', addresses: list.join('\n'), output: 'event' };
+			const { id } = await n8n.api.createWorkflow(workflow);
+			await n8n.api.activate(id);
+			const [hook] = emu.hooks(API_KEY).filter((candidate) => candidate.definition.action.url === n8n.webhookUrl(`${LIST_WEBHOOK_ID}/webhook`));
+			expect(hook.definition.filters.events).toEqual([{ type: 'ft_transfer' }, { type: 'nft_transfer' }, { type: 'stx_transfer' }]);
+			expect(hook.definition.name).toMatch(/ \[addresses \| [0-9a-f]{8} \| matched in n8n\]$/);
+			expect(logLines.join('\n')).toMatch(/refused a hook of 6000 filters \(one per address and kind\) as too large/);
+
+			// Delivered by the service (every transfer), answered, and no run: nothing in it is about the list.
+			const [unlisted] = await emu.injectBlock({ height: ++height, transactions: [{ kind: 'stx_transfer', sender: BOB, recipient: BOB, amount: 6 }] });
+			expect(unlisted.status).toBe(200);
+			const [mixed] = await emu.injectBlock({
+				height: ++height,
+				transactions: [
+					{ kind: 'stx_transfer', sender: BOB, recipient: BOB, amount: 6 },
+					{ kind: 'stx_transfer', sender: ALICE, recipient: BOB, amount: 5 },
+				],
+			});
+			expect(mixed.payload.event.apply[0].transactions).toHaveLength(2);
+			const executions = await n8n.api.waitForExecutions(id, 1);
+			expect(executions).toHaveLength(1);
+			expect(items(executions[0]).map(({ blockHeight, amount, watched }) => ({ blockHeight, amount, watched }))).toEqual([{ blockHeight: height, amount: '5', watched: [{ address: ALICE, direction: 'out' }] }]);
+			await n8n.api.deactivate(id);
+		} finally {
+			emu.configure({ maxFilters: null });
+		}
+	});
 });
 
 describe('A watch list edited live from other workflows', () => {
