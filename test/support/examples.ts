@@ -32,6 +32,8 @@ export const EXAMPLES = {
 	ledgerDataTable: 'ledger-data-table.json',
 	notify: 'notify-once.json',
 	actOnceFinal: 'act-once-final.json',
+	depositSignup: 'deposit-addresses-signup.json',
+	depositTrigger: 'deposit-addresses-trigger.json',
 } as const;
 
 export type ExampleKey = keyof typeof EXAMPLES;

@@ -8,6 +8,7 @@ import { setTimeout as sleep } from 'timers/promises';
 
 import type { Emulator } from '../../emulator';
 import { testnetAddress } from '../../support/addresses';
+import { loadExample } from '../../support/examples';
 import { type Execution, N8nHttpError, type WorkflowJson } from '../../support/n8n/api';
 import { runWorkflowOnce } from '../../support/n8n/cli';
 import type { N8nInstance } from '../../support/n8n/instance';
@@ -275,39 +276,33 @@ describe('Watching a list of addresses', () => {
 });
 
 describe('A watch list edited live from other workflows', () => {
-	const LIVE_WEBHOOK_ID = '6b0e2d94-1f3a-4c7e-8d25-0a9b3c4d5e6f';
+	const LIVE_WEBHOOK_ID = loadExample('depositTrigger').nodes[0].webhookId;
 	const hookUrl = () => n8n.webhookUrl(`${LIVE_WEBHOOK_ID}/webhook`);
 	const liveHook = () => emu.hooks(API_KEY).find((hook) => hook.definition.action.url === hookUrl());
 	const listHook = () => emu.hooks(API_KEY).find((hook) => hook.definition.name === 'n8n watch list: deposits');
 	const addressNo = (n: number) => testnetAddress(n + 0x10000);
 	const range = (from: number, count: number) => Array.from({ length: count }, (_, i) => addressNo(from + i));
 
-	/** A workflow any system can call to edit the list: a Webhook, one item an address (Split Out), the Stacks Hooks node. */
-	function editor(operation: 'add' | 'remove', webhookId: string): WorkflowJson {
+	/**
+	 * The example's signup workflow (a Webhook, one item an address, the Stacks Hooks node's Add), and the same workflow
+	 * removing, at a path of its own. Its runs keep no execution data, as a bulk import should not.
+	 */
+	function editor(operation: 'add' | 'remove'): WorkflowJson {
+		const workflow = loadExample('depositSignup', credential);
+		if (operation === 'add') return workflow;
+		const [webhook, split, stacksHooks] = workflow.nodes as Array<Record<string, unknown> & { parameters: Record<string, unknown> }>;
 		return {
-			name: `Watch list: ${operation}`,
+			...workflow,
+			name: 'Deposit addresses: remove',
 			nodes: [
-				{ id: `e1${webhookId.slice(2)}`, name: 'Webhook', type: 'n8n-nodes-base.webhook', typeVersion: 2, position: [0, 0], webhookId, parameters: { httpMethod: 'POST', path: `watch-list-${operation}`, responseMode: 'lastNode', options: {} } },
-				{ id: `e2${webhookId.slice(2)}`, name: 'Split Out', type: 'n8n-nodes-base.splitOut', typeVersion: 1, position: [200, 0], parameters: { fieldToSplitOut: 'body.addresses', options: { destinationFieldName: 'address' } } },
-				{
-					id: `e3${webhookId.slice(2)}`,
-					name: 'Stacks Hooks',
-					type: ACTION,
-					typeVersion: 1,
-					position: [400, 0],
-					parameters: { resource: 'watchList', operation, listName: 'deposits', address: '={{ $json.address }}' },
-					credentials: { stacksHooksApi: credential },
-				},
+				{ ...webhook, id: 'e1d2c3b4-0000-4a5b-8c6d-7e8f9a0b1c2d', webhookId: '9d2e3f4a-5b6c-4d7e-8f90-1a2b3c4d5e6f', parameters: { ...webhook.parameters, path: 'deposit-addresses-remove' } },
+				{ ...split, id: 'e1d2c3b4-0001-4a5b-8c6d-7e8f9a0b1c2d' },
+				{ ...stacksHooks, id: 'e1d2c3b4-0002-4a5b-8c6d-7e8f9a0b1c2d', parameters: { ...stacksHooks.parameters, operation: 'remove' } },
 			],
-			connections: { Webhook: { main: [[{ node: 'Split Out', type: 'main', index: 0 }]] }, 'Split Out': { main: [[{ node: 'Stacks Hooks', type: 'main', index: 0 }]] } },
-			// A run of 10,000 items saved whole is tens of MB written to n8n's SQLite at once: on a loaded machine n8n's
-			// database ping timed out during that write and n8n answered 503 "Database is not ready!" from then on. A
-			// bulk edit keeps no execution data, as a user importing a list should set it.
-			settings: { saveDataSuccessExecution: 'none' },
 		};
 	}
 	const editList = async (operation: 'add' | 'remove', addresses: string[]) => {
-		const answer = await n8n.request(n8n.webhookUrl(`watch-list-${operation}`), { method: 'POST', headers: { 'content-type': 'application/json' }, body: { addresses } });
+		const answer = await n8n.request(n8n.webhookUrl(operation === 'add' ? 'deposit-addresses' : 'deposit-addresses-remove'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: { addresses } });
 		expect(answer.status).toBe(200);
 		return answer.json as Record<string, unknown>;
 	};
@@ -321,18 +316,15 @@ describe('A watch list edited live from other workflows', () => {
 	let triggerId: string;
 
 	beforeAll(async () => {
-		for (const [operation, id] of [['add', '8c1d2e3f-4a5b-4c6d-9e7f-0a1b2c3d4e5f'], ['remove', '9d2e3f4a-5b6c-4d7e-8f90-1a2b3c4d5e6f']] as const) {
-			await n8n.api.activate((await n8n.api.createWorkflow(editor(operation, id))).id);
-		}
+		for (const operation of ['add', 'remove'] as const) await n8n.api.activate((await n8n.api.createWorkflow(editor(operation))).id);
 	});
 
 	it('holds 10,000 addresses added by one run, and a trigger activated on it watches them all', async () => {
 		expect(await editList('add', range(0, 10_000))).toMatchObject({ list: 'deposits', added: true, listSize: 10_000 });
 		expect(listHook()!.definition.filters.events).toHaveLength(10_000);
 		expect(listHook()!.status.enabled).toBe(false);
-		const workflow = triggerWorkflow(ALICE, LIVE_WEBHOOK_ID, 'Deposits, live');
-		workflow.nodes[0].parameters = { watch: 'list', listName: 'deposits', watchFor: ['stxReceived'], output: 'event' };
-		triggerId = (await n8n.api.createWorkflow(workflow)).id;
+		// The example's trigger: watching the list for STX received, each event one item, a Set node naming the deposit.
+		triggerId = (await n8n.api.createWorkflow(loadExample('depositTrigger', credential))).id;
 		await n8n.api.activate(triggerId);
 		expect(liveHook()!.definition.filters.events).toHaveLength(10_000);
 	});
@@ -345,6 +337,9 @@ describe('A watch list edited live from other workflows', () => {
 		await emu.injectBlock(transfersTo(added, 5));
 		const [execution] = await n8n.api.waitForExecutions(triggerId, 1);
 		expect(items(execution).map((item) => item.watched)).toEqual(added.map((address) => [{ address, direction: 'in' }]));
+		// The example's Deposit node: which customer's address, how much, of what, without a lookup.
+		const deposits = execution.data?.resultData?.runData?.Deposit?.[0]?.data?.main?.[0]?.map((item) => item.json);
+		expect(deposits).toEqual(added.map((address, i) => ({ depositAddress: address, amount: String(100 + i), asset: 'STX', undone: false, eventId: expect.any(String) })));
 	});
 
 	it('loses no edit to a restart of n8n between edits, and delivers nothing for 50 addresses removed', async () => {
