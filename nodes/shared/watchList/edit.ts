@@ -34,8 +34,8 @@ export interface EditResult {
 	after: string[];
 	/** The list's own hook (undefined for a list that never held an address and still holds none). */
 	listHookUuid?: string;
-	/** The hooks watching the list, each updated in place when its filters changed; matched in n8n when too large for one filter per address. */
-	watchers: Array<{ uuid: string; name: string; updated: boolean; matchedInN8n: boolean }>;
+	/** The hooks watching the list, each updated in place when its filters changed. */
+	watchers: Array<{ uuid: string; name: string; updated: boolean }>;
 }
 
 const WRITES = 3;
@@ -102,7 +102,7 @@ async function updateWatchers(ctx: RequestContext, connection: Connection, hooks
 			const update = shape(matched);
 			const updated = update.name !== hook.definition.name || !sameFilters(hook.definition.filters.events, update.filters.events);
 			if (updated) await updateHook(ctx, hook.uuid, update, { connection });
-			results.push({ uuid: hook.uuid, name: hook.definition.name, updated, matchedInN8n: matched });
+			results.push({ uuid: hook.uuid, name: hook.definition.name, updated });
 		};
 		if (inN8n && watched.inN8n && !shortened) {
 			await write(true);
