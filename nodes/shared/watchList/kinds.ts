@@ -25,25 +25,19 @@ interface KindRow {
 	name: string;
 	description: string;
 	filters: (address: string) => EventFilter[];
-	/**
-	 * The filters that select the kind for every address on the chain, for a list too large for one filter per
-	 * address (the trigger then keeps the listed addresses' own); none for balance changes, as `balance_change`
-	 * needs a principal and no other filter selects fees.
-	 */
-	broad?: EventFilter[];
 }
 
 const KINDS: KindRow[] = [
 	{ value: 'balanceChanges', name: 'Balance Changes', description: 'Any change to its STX or token balances, fees and locks included', filters: (a) => [{ type: 'balance_change', principal: a }] },
-	{ value: 'burned', name: 'Burned From It', description: 'STX, tokens or NFTs burned from the address', filters: (a) => [{ type: 'stx_burn', sender: a }, { type: 'ft_burn', sender: a }, { type: 'nft_burn', sender: a }], broad: [{ type: 'stx_burn' }, { type: 'ft_burn' }, { type: 'nft_burn' }] },
-	{ value: 'contractCalls', name: 'Contract Calls It Made', description: 'Public functions of contracts the address called', filters: (a) => [{ type: 'contract_call', sender: a }], broad: [{ type: 'contract_call' }] },
-	{ value: 'ftReceived', name: 'Tokens Received', description: 'Fungible tokens (SIP-010) transferred to the address', filters: (a) => [{ type: 'ft_transfer', receiver: a }], broad: [{ type: 'ft_transfer' }] },
-	{ value: 'ftSent', name: 'Tokens Sent', description: 'Fungible tokens (SIP-010) transferred from the address', filters: (a) => [{ type: 'ft_transfer', sender: a }], broad: [{ type: 'ft_transfer' }] },
-	{ value: 'minted', name: 'Minted To It', description: 'STX, tokens or NFTs minted to the address', filters: (a) => [{ type: 'stx_mint', receiver: a }, { type: 'ft_mint', receiver: a }, { type: 'nft_mint', receiver: a }], broad: [{ type: 'stx_mint' }, { type: 'ft_mint' }, { type: 'nft_mint' }] },
-	{ value: 'nftReceived', name: 'NFTs Received', description: 'Non-fungible tokens (SIP-009) transferred to the address', filters: (a) => [{ type: 'nft_transfer', receiver: a }], broad: [{ type: 'nft_transfer' }] },
-	{ value: 'nftSent', name: 'NFTs Sent', description: 'Non-fungible tokens (SIP-009) transferred from the address', filters: (a) => [{ type: 'nft_transfer', sender: a }], broad: [{ type: 'nft_transfer' }] },
-	{ value: 'stxReceived', name: 'STX Received', description: 'STX transferred to the address', filters: (a) => [{ type: 'stx_transfer', receiver: a }], broad: [{ type: 'stx_transfer' }] },
-	{ value: 'stxSent', name: 'STX Sent', description: 'STX transferred from the address', filters: (a) => [{ type: 'stx_transfer', sender: a }], broad: [{ type: 'stx_transfer' }] },
+	{ value: 'burned', name: 'Burned From It', description: 'STX, tokens or NFTs burned from the address', filters: (a) => [{ type: 'stx_burn', sender: a }, { type: 'ft_burn', sender: a }, { type: 'nft_burn', sender: a }] },
+	{ value: 'contractCalls', name: 'Contract Calls It Made', description: 'Public functions of contracts the address called', filters: (a) => [{ type: 'contract_call', sender: a }] },
+	{ value: 'ftReceived', name: 'Tokens Received', description: 'Fungible tokens (SIP-010) transferred to the address', filters: (a) => [{ type: 'ft_transfer', receiver: a }] },
+	{ value: 'ftSent', name: 'Tokens Sent', description: 'Fungible tokens (SIP-010) transferred from the address', filters: (a) => [{ type: 'ft_transfer', sender: a }] },
+	{ value: 'minted', name: 'Minted To It', description: 'STX, tokens or NFTs minted to the address', filters: (a) => [{ type: 'stx_mint', receiver: a }, { type: 'ft_mint', receiver: a }, { type: 'nft_mint', receiver: a }] },
+	{ value: 'nftReceived', name: 'NFTs Received', description: 'Non-fungible tokens (SIP-009) transferred to the address', filters: (a) => [{ type: 'nft_transfer', receiver: a }] },
+	{ value: 'nftSent', name: 'NFTs Sent', description: 'Non-fungible tokens (SIP-009) transferred from the address', filters: (a) => [{ type: 'nft_transfer', sender: a }] },
+	{ value: 'stxReceived', name: 'STX Received', description: 'STX transferred to the address', filters: (a) => [{ type: 'stx_transfer', receiver: a }] },
+	{ value: 'stxSent', name: 'STX Sent', description: 'STX transferred from the address', filters: (a) => [{ type: 'stx_transfer', sender: a }] },
 ];
 
 const ROWS = new Map(KINDS.map((row) => [row.value, row]));
@@ -76,20 +70,27 @@ export function watchFilters(addresses: readonly string[], kinds: readonly Watch
 
 /**
  * The filters of a hook that selects the kinds for any address and leaves the matching of the list to the
- * trigger: the broad filters of each kind, each once, and one `balance_change` per address when balance
- * changes are watched.
+ * trigger: each kind's filters without their sender or receiver (optional fields), each once; a filter that
+ * names the address in a field the service requires (`balance_change`'s principal: no other filter selects
+ * fees) stays one per address.
  */
 export function broadWatchFilters(addresses: readonly string[], kinds: readonly WatchKind[]): EventFilter[] {
 	const filters: EventFilter[] = [];
 	const seen = new Set<string>();
 	for (const kind of kinds) {
 		const row = ROWS.get(kind)!;
-		for (const filter of row.broad ?? []) {
-			const key = JSON.stringify(filter);
-			if (!seen.has(key)) filters.push(filter);
+		for (const filter of row.filters('')) {
+			if ('principal' in filter) {
+				for (const address of addresses) filters.push({ ...filter, principal: address });
+				continue;
+			}
+			const broad: EventFilter = { ...filter };
+			delete broad.sender;
+			delete broad.receiver;
+			const key = JSON.stringify(broad);
+			if (!seen.has(key)) filters.push(broad);
 			seen.add(key);
 		}
-		if (!row.broad) for (const address of addresses) filters.push(...row.filters(address));
 	}
 	return filters;
 }
