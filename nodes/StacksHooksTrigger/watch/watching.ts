@@ -15,8 +15,8 @@ import { checkedPrincipals, linesOf } from '../../shared/watchList/addressList';
 import type { EventFilter } from '../../shared/chainEvents';
 import type { Network } from '../../shared/constants';
 import { toEventFilters, triggerOnProperty } from '../../shared/eventFilters';
-import { broadWatchFilters, DEFAULT_WATCH_KINDS, knownKinds, watchFilters, watchForProperty, type WatchKind } from '../../shared/watchList/kinds';
-import { addressesOf, checkedListName, findListHook, listNameProperty, typedInN8nMarker, watchingFilters, watchMarker } from '../../shared/watchList/listHook';
+import { DEFAULT_WATCH_KINDS, knownKinds, watchFilters, watchForProperty, type WatchKind } from '../../shared/watchList/kinds';
+import { addressesOf, checkedListName, findListHook, inN8nFilters, listNameProperty, typedInN8nMarker, watchingFilters, watchMarker } from '../../shared/watchList/listHook';
 import type { Service } from '../../shared/api/service';
 import { WatchedAddresses } from './watchedAddresses';
 
@@ -149,6 +149,6 @@ export async function hookFilters(node: INode, params: WatchParameters, service:
 		shape = { filters: watchingFilters(addresses, kinds, network), nameSuffix: watchMarker(name, kinds, addresses) };
 		inN8nSuffix = watchMarker(name, kinds, addresses, true);
 	}
-	const broad = addresses.length > 0 ? broadWatchFilters(addresses, params.watchFor) : [];
-	return broad.length > 0 && broad.length < shape.filters.length ? { ...shape, inN8n: { filters: broad, nameSuffix: inN8nSuffix } } : shape;
+	const broad = inN8nFilters(addresses, params.watchFor, shape.filters);
+	return broad ? { ...shape, inN8n: { filters: broad, nameSuffix: inN8nSuffix } } : shape;
 }

@@ -17,8 +17,7 @@ import { listHooks, readHook, registerHook, updateHook } from '../api/hookEndpoi
 import type { Connection } from '../transport/connection';
 import type { RequestContext } from '../transport/context';
 import { inTurn } from '../turns';
-import { broadWatchFilters } from './kinds';
-import { addressesOf, findListHook, listDefinition, watchedListOf, watchingFilters, watchMarker } from './listHook';
+import { addressesOf, findListHook, inN8nFilters, listDefinition, watchedListOf, watchingFilters, watchMarker } from './listHook';
 import { refusedForSize } from './refusal';
 
 export interface ListChange {
@@ -93,8 +92,7 @@ async function updateWatchers(ctx: RequestContext, connection: Connection, hooks
 		const watched = watchedListOf(hook.definition.name);
 		if (!watched || watched.name !== name || hook.definition.network !== connection.network) continue;
 		const perAddress = watchingFilters(addresses, watched.kinds, connection.network);
-		const broad = addresses.length > 0 ? broadWatchFilters(addresses, watched.kinds) : [];
-		const inN8n = broad.length > 0 && broad.length < perAddress.length ? broad : undefined;
+		const inN8n = inN8nFilters(addresses, watched.kinds, perAddress);
 		// The filters and the digest in the name in one PATCH: a delivery names the list it was matched with.
 		const prefix = hook.definition.name.slice(0, hook.definition.name.lastIndexOf(' [watch list: '));
 		const shape = (matched: boolean) => ({ name: `${prefix}${watchMarker(name, watched.kinds, addresses, matched)}`, filters: { events: matched ? inN8n! : perAddress } as Definition['filters'] });

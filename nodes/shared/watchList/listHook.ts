@@ -26,7 +26,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import type { EventFilter } from '../chainEvents';
 import { NETWORKS, type Network } from '../constants';
 import type { Definition, Hook } from '../schemas';
-import { knownKinds, watchFilters, type WatchKind } from './kinds';
+import { broadWatchFilters, knownKinds, watchFilters, type WatchKind } from './kinds';
 
 const PREFIX = 'n8n watch list: ';
 const NAME = /^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$/;
@@ -129,6 +129,15 @@ export const matchedInN8n = (hookName: string) => hookName.endsWith(`${IN_N8N}]`
  */
 export const withoutDigest = (hookName: string) =>
 	hookName.replace(/ \[addresses \| [0-9a-f]{8} \| matched in n8n\]$/, '').replace(/ \| [0-9a-f]{8}( \| matched in n8n)?\]$/, ']');
+
+/**
+ * A watching hook's filters matched in n8n for `addresses` (kinds.ts, broadWatchFilters), when they are fewer than its
+ * filters of one per address and kind, `perAddress`; undefined otherwise (no address, or nothing to gain).
+ */
+export function inN8nFilters(addresses: readonly string[], kinds: readonly WatchKind[], perAddress: readonly EventFilter[]): EventFilter[] | undefined {
+	const broad = addresses.length > 0 ? broadWatchFilters(addresses, kinds) : [];
+	return broad.length > 0 && broad.length < perAddress.length ? broad : undefined;
+}
 
 /** A watching hook's filters for `addresses`. */
 export function watchingFilters(addresses: readonly string[], kinds: readonly WatchKind[], network: Network): EventFilter[] {
