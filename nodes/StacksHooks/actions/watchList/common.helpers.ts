@@ -29,7 +29,9 @@ export async function editFromItems(ctx: IExecuteFunctions, itemIndexes: number[
 			const name = checkedListName(node, ctx.getNodeParameter('listName', itemIndex), itemIndex);
 			const typed = String(ctx.getNodeParameter('address', itemIndex, '') ?? '').trim();
 			const [address] = checkedPrincipals(node, [{ principal: typed, where: `item ${itemIndex + 1}` }], connection.network, 'the address');
-			byList.set(name, [...(byList.get(name) ?? []), { itemIndex, address }]);
+			const entries = byList.get(name) ?? [];
+			entries.push({ itemIndex, address });
+			byList.set(name, entries);
 		} catch (error) {
 			results.set(itemIndex, error instanceof NodeOperationError ? new NodeOperationError(node, error.message, { itemIndex, description: error.description ?? undefined }) : (error as Error));
 		}
@@ -45,7 +47,10 @@ export async function editFromItems(ctx: IExecuteFunctions, itemIndexes: number[
 			listSize: edit.after.length,
 			hooksUpdated: edit.watchers.filter((watcher) => watcher.updated).map((watcher) => watcher.uuid),
 		};
-		if (how === 'replace') common.removed = edit.before.filter((address) => !edit.after.includes(address)).length;
+		if (how === 'replace') {
+			const after = new Set(edit.after);
+			common.removed = edit.before.filter((address) => !after.has(address)).length;
+		}
 		for (const { itemIndex, address } of entries) {
 			results.set(itemIndex, { list: name, address, [how === 'remove' ? 'removed' : 'added']: how === 'remove' ? before.has(address) : !before.has(address), ...common });
 		}
