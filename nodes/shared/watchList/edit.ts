@@ -62,14 +62,14 @@ export async function editList(ctx: RequestContext, connection: Connection, name
 		const before = list ? addressesOf(list) : [];
 		let after = applied(before, change);
 		if (!list) {
-			if (after.length > 0) list = await registerHook(ctx, listDefinition(name, connection.network, after), options);
+			if (after.length > 0) list = await keptOrRefused(name, before.length, after.length, async () => await registerHook(ctx, listDefinition(name, connection.network, after), options));
 		} else {
 			for (let write = 1; ; write++) {
 				const current = addressesOf(list);
 				after = applied(current, change);
 				if (sameFilters(current, after)) break;
 				if (write > WRITES) throw new Error(`The watch list "${name}" was written over by other edits ${WRITES} times in a row; nothing of this edit is kept. Try again.`);
-				await updateHook(ctx, list.uuid, { filters: listDefinition(name, connection.network, after).filters }, options);
+				await keptOrRefused(name, current.length, after.length, async () => await updateHook(ctx, list!.uuid, { filters: listDefinition(name, connection.network, after).filters }, options));
 				const back = await readHook(ctx, list.uuid, options);
 				if (!back) throw new Error(`The watch list "${name}" was deleted at the service while it was edited`);
 				list = back;
@@ -80,6 +80,24 @@ export async function editList(ctx: RequestContext, connection: Connection, name
 		const watchers = await updateWatchers(ctx, connection, await listHooks(ctx, options), name, after, after.length < before.length);
 		return { before, after, ...(list && { listHookUuid: list.uuid }), watchers };
 	});
+}
+
+/**
+ * A write of the list's own hook (one filter per address): refused for its size, an error that says the list is
+ * unchanged and what to do, with the service's words. How large a hook the service takes is not public; the
+ * emulator's 1 MiB body limit holds about 13,000 addresses.
+ */
+async function keptOrRefused<T>(name: string, before: number, after: number, write: () => Promise<T>): Promise<T> {
+	try {
+		return await write();
+	} catch (error) {
+		if (!refusedForSize(error)) throw error;
+		const words = error.description && !error.message.includes(error.description) ? `${error.message}. ${error.description}` : error.message;
+		const kept = before === 0 ? 'the list holds no address yet' : `the list still holds its ${before} addresses`;
+		throw new Error(
+			`The watch list "${name}" would hold ${after} addresses, and the service refused its hook as too large: ${words}. Nothing of this edit is kept: ${kept}. Keep each list below that size: split the addresses among several lists, each watched by a trigger of its own.`,
+		);
+	}
 }
 
 /**

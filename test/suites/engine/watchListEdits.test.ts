@@ -130,6 +130,23 @@ describe('Watch List operations', () => {
 		expect((await getList()).addresses).toEqual([ALICE, BOB]);
 	});
 
+	it('keep the list as it was, and say so with the sizes, when the service refuses the list\'s hook as too large', async () => {
+		// Each address is about 80 bytes of the list's hook: 8 KiB holds some 90, not 200.
+		emu.configure({ maxRequestBytes: 8 * 1024 });
+		try {
+			const first = Array.from({ length: 50 }, (_, i) => addressNo(i + 1));
+			await edit('add', first);
+			const more = Array.from({ length: 150 }, (_, i) => addressNo(i + 1_000));
+			const result = await edit('add', more);
+			expect(result.error?.message).toMatch(/^The watch list "deposits" would hold 200 addresses, and the service refused its hook as too large: .*\(413\).*more than 8192 bytes\. Nothing of this edit is kept: the list still holds its 50 addresses\. Keep each list below that size/);
+			expect((await getList()).addresses).toEqual(first);
+			const fresh = await edit('add', more, { listName: 'new-list' });
+			expect(fresh.error?.message).toMatch(/"new-list" would hold 150 addresses.*Nothing of this edit is kept: the list holds no address yet\./);
+		} finally {
+			emu.configure({ maxRequestBytes: 1024 * 1024 });
+		}
+	});
+
 	it('get an empty list when it never held an address', async () => {
 		expect(await getList('never-used')).toEqual({ list: 'never-used', size: 0, addresses: [], listHookUuid: null, watchedBy: [] });
 	});
