@@ -10,7 +10,7 @@
  * queue stack is five n8n starts, and CI's time goes to n8n's CPU.
  *
  * Nothing missed: the ledger recipe as users import it, its trigger checking every 3 s, through a seeded
- * 200-block script with reorganisations, lost answers, both webhook processes killed for longer than
+ * 100-block script with reorganisations, lost answers, both webhook processes killed for longer than
  * the service's retries, the hook disabled at the service for a while, and deliveries dropped without
  * a word; nothing done by hand; then a healthy tail: one GET a check, nothing replayed, no alert.
  * Without it, and with it set to the main process (which answers the check with its own notes, and
@@ -18,7 +18,7 @@
  * by counts, a drop left unfound as the README says, and exactly one alert each: that the check is
  * blind, or that the notes heard at that address never hold a delivery, naming it.
  *
- * Exact: seeded chain scripts of 200 blocks and more with reorganisations (flip-flops included), lost
+ * Exact: seeded chain scripts of 100 blocks and more with reorganisations (flip-flops included), lost
  * answers, one webhook process killed (SIGKILL) and restarted mid-stream, and one overlapping Backfill:
  * with "Respond: When the Workflow Finishes" both ledgers (PostgreSQL, n8n's Data Table, which lives in
  * n8n's database here) equal the canonical chain afterwards and Notify Once sent each message exactly
@@ -49,6 +49,13 @@ import { emulatorWithCredential, UNREACHABLE_PUBLIC_URL } from '../../support/n8
 import { ACT_DEPTH, describeResult, expectActedOnceFinal, expectLedgerEqualsChain, expectNotifiedOnce, type RecordSetup, runSequence, sequenceSeeds, setUpRecipes, STREAM_EMULATOR } from '../../support/record';
 
 const API_KEY = 'gaps-queue-key';
+/**
+ * The scripts' length here. gaps.e2e and record.e2e run the same scripts over 200 blocks in regular mode, where the
+ * sequences of reorganisations and lost answers are explored; what queue mode adds is where each fault lands (webhook
+ * processes, workers, the main's check), and every fault of a script is placed at a fraction of its length, so 100
+ * blocks carry each of them at the price of half the stream.
+ */
+const QUEUE_SCRIPT_BLOCKS = 100;
 
 /** Each test of the part where each process is at its job; the others give their own. */
 jest.setTimeout(240_000);
@@ -109,7 +116,7 @@ describe("the trigger closes its own gaps (queue mode, two webhook processes, tw
 			const result = await runGapSequence(setup, {
 				seed,
 				tag: 40 + i,
-				blocks: 200,
+				blocks: QUEUE_SCRIPT_BLOCKS,
 				apiKey: API_KEY,
 				faults: {
 					down: async () => {
@@ -271,7 +278,7 @@ describe('Respond: When the Workflow Finishes (queue mode, two workers)', () => 
 			const result = await runSequence(exact, {
 				seed,
 				tag: 20 + i,
-				blocks: 200,
+				blocks: QUEUE_SCRIPT_BLOCKS,
 				crash: async () => {
 					const [webhook] = stack.webhooks;
 					await webhook.crash();
@@ -286,9 +293,9 @@ describe('Respond: When the Workflow Finishes (queue mode, two workers)', () => 
 			expectNotifiedOnce(result, exact.emu, exact.notify!.hookUuid, false);
 			// n8n answered every delivery that reached a live webhook process (the setting above).
 			expect(result.attempts.timedOut).toBe(0);
-			// The executions ran on both workers.
+			// n8n's record holds the workers' runs: one at least for each block carrying a transfer (six in ten of the script's).
 			const executions = await stack.main.api.executions({ workflowId: exact.ledger.workflowId });
-			expect(executions.filter((execution) => execution.status === 'success').length).toBeGreaterThan(100);
+			expect(executions.filter((execution) => execution.status === 'success').length).toBeGreaterThan(QUEUE_SCRIPT_BLOCKS / 2);
 		}, 15 * 60_000);
 	}
 });
