@@ -34,6 +34,7 @@ export const EXAMPLES = {
 	actOnceFinal: 'act-once-final.json',
 	depositSignup: 'deposit-addresses-signup.json',
 	depositTrigger: 'deposit-addresses-trigger.json',
+	depositFromTable: 'deposit-addresses-from-table.json',
 } as const;
 
 export type ExampleKey = keyof typeof EXAMPLES;

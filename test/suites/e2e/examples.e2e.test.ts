@@ -98,9 +98,9 @@ afterAll(async () => {
 }, 60_000);
 
 describe('the example workflows', () => {
-	it('are the eleven example files, with loopback URLs only', () => {
+	it('are the twelve example files, with loopback URLs only', () => {
 		expect(fs.readdirSync(WORKFLOWS_DIR).sort()).toEqual(Object.values(EXAMPLES).sort());
-		expect(Object.values(EXAMPLES)).toHaveLength(11);
+		expect(Object.values(EXAMPLES)).toHaveLength(12);
 		for (const file of Object.values(EXAMPLES)) {
 			const text = fs.readFileSync(path.join(WORKFLOWS_DIR, file), 'utf8');
 			const urls = text.match(/https?:\/\/[^\s"'`)]+/g) ?? [];

@@ -360,10 +360,33 @@ describe('A watch list edited live from other workflows', () => {
 		await expectNoNewExecution(triggerId, 2);
 	});
 
+	it('becomes exactly the addresses of a Data Table when the example mirroring it runs, the trigger following in place', async () => {
+		// The table a user keeps: 50 of the list's addresses and 25 new ones; the list's other 10,000 are not in it.
+		const kept = range(30_000, 50);
+		const added = range(40_000, 25);
+		const table = (await n8n.api.public('POST', '/data-tables', { name: 'Deposit addresses', columns: [{ name: 'address', type: 'string' }] })) as { id: string };
+		await n8n.api.public('POST', `/data-tables/${table.id}/rows`, { data: [...kept, ...added].map((address) => ({ address })), returnType: 'count' });
+		const before = liveHook()!.uuid;
+		const { id } = await n8n.api.createWorkflow(loadExample('depositFromTable', credential));
+		await n8n.api.runManually(id, 'Every 5 minutes');
+		// The example keeps no data of a successful run (it runs every 5 minutes): the service says when the run is over, the
+		// watching hook's filters being the edit's last write.
+		const listed = () => (listHook()?.definition.filters.events as Array<{ principal?: string }> | undefined)?.map((filter) => filter.principal) ?? [];
+		for (const deadline = Date.now() + 60_000; liveHook()!.definition.filters.events.length !== 75 && Date.now() < deadline; ) await sleep(250);
+		expect(listed().sort()).toEqual([...kept, ...added].sort());
+		expect(liveHook()!.uuid).toBe(before);
+		expect(liveHook()!.definition.filters.events).toHaveLength(75);
+
+		// A block with transfers to an added address, a kept one and one the table dropped: a run for the first two only.
+		await emu.injectBlock(transfersTo([added[0], kept[0], addressNo(0)]));
+		const executions = await n8n.api.waitForExecutions(triggerId, 3);
+		expect(items(executions[2]).map((item) => (item.watched as Array<{ address: string }>)[0].address)).toEqual([added[0], kept[0]]);
+	});
+
 	it('keeps the list when the trigger is deactivated', async () => {
 		await n8n.api.deactivate(triggerId);
 		expect(liveHook()).toBeUndefined();
-		expect(listHook()!.definition.filters.events).toHaveLength(10_050);
+		expect(listHook()!.definition.filters.events).toHaveLength(75);
 	});
 });
 
