@@ -91,13 +91,18 @@ async function keptOrRefused<T>(name: string, before: number, after: number, wri
 	try {
 		return await write();
 	} catch (error) {
-		if (!refusedForSize(error)) throw error;
-		const words = error.description && !error.message.includes(error.description) ? `${error.message}. ${error.description}` : error.message;
-		const kept = before === 0 ? 'the list holds no address yet' : `the list still holds its ${before} addresses`;
-		throw new Error(
-			`The watch list "${name}" would hold ${after} addresses, and the service refused its hook as too large: ${words}. Nothing of this edit is kept: ${kept}. Keep each list below that size: split the addresses among several lists, each watched by a trigger of its own.`,
-		);
+		throw listRefusal(error, name, before, after);
 	}
+}
+
+/** The error of a refused write of the list's hook: said with both sizes when its size is why, else the error as it came. */
+function listRefusal(error: unknown, name: string, before: number, after: number): Error {
+	if (!refusedForSize(error)) return error as Error;
+	const words = error.description && !error.message.includes(error.description) ? `${error.message}. ${error.description}` : error.message;
+	const kept = before === 0 ? 'the list holds no address yet' : `the list still holds its ${before} addresses`;
+	return new Error(
+		`The watch list "${name}" would hold ${after} addresses, and the service refused its hook as too large: ${words}. Nothing of this edit is kept: ${kept}. Keep each list below that size: split the addresses among several lists, each watched by a trigger of its own.`,
+	);
 }
 
 /**
