@@ -1,7 +1,9 @@
 /* eslint-disable no-console, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions -- test code: it runs in Node, not inside n8n (CONTRIBUTING.md, Commands) */
 /**
- * `npm test`: n8n's lint, `npm run verify` (the build and the scanner's checks), the type check,
- * then jest over every suite, stopping at the first step that fails, as `a && b && c && d` would.
+ * `npm test`: n8n's lint, `npm run verify` (the build and the scanner's checks) and the type check,
+ * side by side, then jest over every suite unless one of them failed. The three are independent and
+ * each mostly one core's work: one after the other they took two minutes before jest could start,
+ * side by side about one. Each one's output is printed whole when it ends, not interleaved.
  * Two things besides:
  *
  * - From its first seconds it installs, in a process of its own (installs.ts), what the real-n8n
@@ -27,17 +29,24 @@ interface JestResults {
 	testResults: Array<{ name: string; startTime: number; endTime: number }>;
 }
 
-/** Runs one step in the foreground, its output as it comes; resolves to its exit code. */
-function step(name: string, cmd: string, args: string[]): Promise<number> {
+/**
+ * Runs one step; resolves to its exit code. Its output comes as it is written, or with `buffered`, whole once it
+ * ends (steps that run side by side).
+ */
+function step(name: string, cmd: string, args: string[], buffered = false): Promise<number> {
 	const started = Date.now();
 	return new Promise((resolve) => {
-		const child = spawn(cmd, args, { cwd: REPO_DIR, stdio: 'inherit' });
+		const child = spawn(cmd, args, { cwd: REPO_DIR, stdio: buffered ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
+		const output: Buffer[] = [];
+		child.stdout?.on('data', (chunk: Buffer) => output.push(chunk));
+		child.stderr?.on('data', (chunk: Buffer) => output.push(chunk));
 		child.on('error', (error) => {
 			console.error(`npm test: ${name} could not start: ${error.message}`);
 			resolve(1);
 		});
 		child.on('close', (code, signal) => {
 			recordTiming('step', name, started);
+			if (buffered) process.stdout.write(`\n--- ${name} ---\n${Buffer.concat(output).toString()}`);
 			resolve(code ?? (signal ? 1 : 0));
 		});
 	});
@@ -67,10 +76,10 @@ async function main(): Promise<number> {
 	const installs = jestArgs.length === 0 ? startInstalls() : undefined;
 	let code = 0;
 	try {
-		for (const [name, script] of [['n8n lint', 'lint'], ['verify (build, scanner checks)', 'verify'], ['type check', 'typecheck']]) {
-			code = await step(name, 'npm', ['run', script]);
-			if (code !== 0) return code;
-		}
+		const gates = [['n8n lint', 'lint'], ['verify (build, scanner checks)', 'verify'], ['type check', 'typecheck']];
+		const codes = await Promise.all(gates.map(([name, script]) => step(name, 'npm', ['run', script], true)));
+		code = codes.find((gate) => gate !== 0) ?? 0;
+		if (code !== 0) return code;
 		code = await step('jest', process.execPath, [require.resolve('jest/bin/jest'), '-c', 'test/jest.config.js', '--json', `--outputFile=${JEST_RESULTS}`, ...jestArgs]);
 		recordSuites();
 		return code;
