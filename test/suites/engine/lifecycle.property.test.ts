@@ -482,11 +482,13 @@ class Restart extends LifecycleStep {
 		if (!ok) return;
 		m.kept = current(m);
 		// Right after an activation the hook delivers, nothing to repair; unless the checks are on and it had stopped: then it
-		// is still stopped (the service's status is the note of where), and the first check brings it back.
-		const leftStopped = this.checksOn && stoppedBefore;
+		// is still stopped (the service's status is the note of where), and the first check brings it back. After a check that
+		// failed the model does not know whether it had stopped; the service says.
+		const stoppedNow = () => mine()[0]?.status.enabled === false || mine()[0]?.status.status === 'interrupted';
+		const leftStopped = this.checksOn && (stoppedBefore || (unknownBefore && stoppedNow()));
 		if (leftStopped) {
 			m.hook = 'stopped';
-			expect(mine()[0].status.enabled === false || mine()[0].status.status === 'interrupted').toBe(true);
+			expect(stoppedNow()).toBe(true);
 		}
 		const outcome = await healthCheck(r, step);
 		if (outcome !== undefined) {
