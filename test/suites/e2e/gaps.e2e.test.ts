@@ -46,7 +46,9 @@ let setup: RecordSetup;
 
 beforeAll(async () => {
 	[stack, postgres] = await Promise.all([
-		startStack({ apiKey: API_KEY, consumerSecret: SECRET, credentialName: 'Stacks Hooks API', emulator: GAPS_EMULATOR, publicUrl: UNREACHABLE_PUBLIC_URL }),
+		// n8n's legacy expression engine: what this suite shows does not depend on it, and the isolates cost half the CPU
+		// (instance.ts, expressionEngine).
+		startStack({ apiKey: API_KEY, consumerSecret: SECRET, credentialName: 'Stacks Hooks API', emulator: GAPS_EMULATOR, publicUrl: UNREACHABLE_PUBLIC_URL, n8n: { expressionEngine: 'legacy' } }),
 		startPostgres(LEDGER_DATABASE),
 	]);
 	setup = await setUpRecipes(stack.n8n, stack.emu, postgres, stack.credential, { healthCheckMinutes: CHECK_MINUTES }, { ledgerOnly: true });

@@ -141,6 +141,8 @@ beforeAll(async () => {
 		credentialName: 'Stacks Hooks (random lifecycles)',
 		emulator: { accounts: [{ apiKey: API_KEY, consumerSecret: SECRET }, { apiKey: OTHER_KEY }] },
 		n8n: {
+			// What this suite shows does not depend on how n8n evaluates an expression (instance.ts, expressionEngine).
+			expressionEngine: 'legacy',
 			env: { N8N_WORKFLOW_PUBLICATION_OUTBOX_LEASE_SECONDS: String(LEASE_SECONDS), N8N_WORKFLOW_PUBLICATION_OUTBOX_POLL_INTERVAL_MS: '2000' },
 		},
 	});

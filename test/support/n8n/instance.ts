@@ -39,6 +39,17 @@ export interface StartOptions {
 	brokerPort?: number;
 	/** Serve HTTPS with a self-signed pair for 127.0.0.1/localhost, made in the user folder. */
 	https?: boolean;
+	/**
+	 * n8n 2.x's expression engine (N8N_EXPRESSION_ENGINE; 1.x has only the legacy one). Default: n8n's own, `vm`: each
+	 * execution gets an isolated-vm isolate, made and disposed for it. `legacy` evaluates in n8n's process, as 1.x
+	 * does and as a 2.x user may set: the same results for every expression our examples and recipes hold, for a
+	 * fraction of the CPU. The suites that run long fault scripts through the recipes (gaps, queue, lifecycles,
+	 * deliveries) choose it, since what they show does not depend on how n8n evaluates an expression; the recipes'
+	 * suite (record) and those of the examples, the editor and the watch lists keep the default. Measured on the
+	 * record script (200 blocks, seed 904091377, alone): 112.6 s with `vm`, 64.6 s with `legacy`, and about half the
+	 * machine's CPU; a profile of n8n's main thread put 27 % of its time in the isolates' bridge alone.
+	 */
+	expressionEngine?: 'vm' | 'legacy';
 	/** Extra environment for n8n (wins over the defaults). */
 	env?: Record<string, string>;
 	/** Each line n8n prints (stdout and stderr). */
@@ -157,6 +168,7 @@ export async function startN8nProcess(opts: StartOptions = {}) {
 		N8N_SECURE_COOKIE: 'false',
 		// 2.x calls out at start without it; 1.x has no such module and refuses the name.
 		...(major >= 2 ? { N8N_DISABLED_MODULES: 'mcp-registry' } : {}),
+		...(major >= 2 && opts.expressionEngine ? { N8N_EXPRESSION_ENGINE: opts.expressionEngine } : {}),
 		N8N_HIRING_BANNER_ENABLED: 'false',
 		// Node's on-disk code cache for n8n's modules (Node 22.1+; older Nodes ignore it), beside the host's tree: a run
 		// starts n8n about fifty times, and each start after the first compiles less (8.2 against 10.0 s of CPU for a
