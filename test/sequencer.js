@@ -1,8 +1,12 @@
 /**
- * Orders the suites: the fast ones first, the real-n8n suites (test/suites/e2e) last, each group
- * as jest's own sequencer orders it (failed first, then slowest first). When the run includes
- * real-n8n suites it says so to head-start.ts (jest sorts before its globalSetup runs, in the
- * same process), which then installs what they need while the fast suites run.
+ * Orders the suites. The real-n8n suites (test/suites/e2e) wait for the n8n host, whose install
+ * (test/support/installs.ts, minutes on a fresh machine) is what a run waits on longest; the fast
+ * suites need nothing installed. So the two longest real-n8n suites come first, one a worker: they
+ * wait on the install's lock without using the machine, which the install then has nearly to itself,
+ * and they start the moment the host is ready. The fast suites follow, taking the lanes as those two
+ * free them, then the other real-n8n suites. Each group keeps jest's own order (failed first, then
+ * slowest first) but where a rank below says otherwise. When the run includes real-n8n suites it says
+ * so to head-start.ts (jest sorts before its globalSetup runs, in the same process).
  */
 const Sequencer = require('@jest/test-sequencer').default;
 
@@ -20,22 +24,23 @@ const byRank = (names, suffix, unnamed) => {
 	return (a, b) => rank(a) - rank(b);
 };
 
-class EndToEndLast extends Sequencer {
+class HostWaitersFirst extends Sequencer {
 	async sort(tests) {
 		const sorted = await super.sort(tests);
 		// Two workers share the real-n8n suites (jest.config.js): the longest first, so that the two lanes
-		// end together; the compatibility smoke test last, as it needs the other n8n versions' hosts,
+		// end together (the first two wait for the host, above); the compatibility smoke test last, as it needs the other n8n versions' hosts,
 		// installed after the default one.
 		const ORDER = ['queue', 'lifecycle.random', 'record', 'gaps', 'examples', 'trigger', 'deliveries', 'install', 'compat'];
 		const endToEnd = sorted.filter(isEndToEnd).sort(byRank(ORDER, '.e2e.test.ts', ORDER.indexOf('trigger')));
 		process.env.STACKS_HOOKS_E2E_SUITES = endToEnd.map((test) => test.path).join('\n');
 		// The fast suites that take longest first (on a fresh clone jest has no timings yet and goes by
-		// file size), so that they are done before the first real-n8n suite can start, rather than share
-		// the machine with it.
+		// file size): the short ones then even out the two lanes.
 		const SLOW_FIRST = ['deliveries.property', 'lifecycle.property', 'stacksHooksTrigger', 'transport', 'hookHealth', 'oldestN8n', 'eventItems.property', 'itemIds.property', 'gapPlan.property', 'verify'];
 		const fast = sorted.filter((test) => !isEndToEnd(test)).sort(byRank(SLOW_FIRST, '.test.ts', SLOW_FIRST.length));
-		return [...fast, ...endToEnd];
+		// jest.config.js's two workers: the first two real-n8n suites take one each.
+		const WAITING_FOR_THE_HOST = 2;
+		return [...endToEnd.slice(0, WAITING_FOR_THE_HOST), ...fast, ...endToEnd.slice(WAITING_FOR_THE_HOST)];
 	}
 }
 
-module.exports = EndToEndLast;
+module.exports = HostWaitersFirst;
