@@ -3,7 +3,8 @@
  * wait for it: the selected n8n's host (2-6 minutes on a fresh machine) with sqlite3 compiled beside
  * its download, Debian's Redis and PostgreSQL (queue mode, the recipes' ledger) and Chromium (the
  * browser check) in one apt-get run beside it, then the hosts of the compatibility smoke test, one
- * after another (never more than two installs at once: the timed cases failed under three).
+ * after another (never more than two installs at once: the timed cases failed under three), at the lowest
+ * CPU priority: the real-n8n suites are running by then, and the smoke test that needs them runs last.
  *
  * `npm test` runs this in a process of its own from its first seconds (test/tools/test/run.ts), and
  * jest's head start (test/head-start.ts) again when jest runs alone. Each suite still asks for what
@@ -41,7 +42,7 @@ export async function installForSuites(suites: string[], log: (what: string, msg
 	const selectedTree = attempt(`n8n ${selected} host`, (say) => installHostTree(selected, say));
 	const selectedHost = selectedTree.then(() => attempt(`n8n ${selected} host`, (say) => ensureHost(selected, say)));
 	const otherTrees = selectedTree.then(async () => {
-		for (const entry of others) await attempt(`n8n ${entry.version} host`, (say) => installHostTree(entry.version, say));
+		for (const entry of others) await attempt(`n8n ${entry.version} host`, (say) => installHostTree(entry.version, say, true));
 	});
 	const hosts = Promise.all([selectedHost, otherTrees]).then(async () => {
 		for (const entry of others) await attempt(`n8n ${entry.version} host`, (say) => ensureHost(entry.version, say));

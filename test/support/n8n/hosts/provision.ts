@@ -152,12 +152,13 @@ async function compileSqlite(log: Log): Promise<void> {
  * Installs only the host's tree (`npm ci`), without compiling sqlite3 or marking the host ready: the
  * background installs (test/support/installs.ts) start the next host's download while the one before
  * compiles sqlite3, whose binary the next one then copies. ensureHost() finds the tree and does the rest.
+ * `background`: at the lowest CPU priority (step()), for a host no suite is waiting for yet.
  */
-export async function installHostTree(version: string, log: Log): Promise<void> {
-	await provision(hostPaths(version), log, 'tree');
+export async function installHostTree(version: string, log: Log, background = false): Promise<void> {
+	await provision(hostPaths(version), log, 'tree', background);
 }
 
-async function provision(host: HostPaths, log: Log, upTo: 'tree' | 'ready' = 'ready'): Promise<HostPaths> {
+async function provision(host: HostPaths, log: Log, upTo: 'tree' | 'ready' = 'ready', background = false): Promise<HostPaths> {
 	const hash = lockHash(host.hostDir);
 	if (isReady(host, hash)) return host;
 	const release = await acquireLock(path.join(host.hostDir, '.provision.lock'), log);
@@ -166,7 +167,7 @@ async function provision(host: HostPaths, log: Log, upTo: 'tree' | 'ready' = 're
 		if (!isReady(host, hash)) {
 			// The binding compiles beside the download; if that fails, the host compiles its own (buildAndStamp).
 			const compiled = upTo === 'ready' ? buildSqlite(log).catch((error: Error) => log(`sqlite3 build failed, the host compiles its own: ${error.message.split('\n')[0]}`)) : undefined;
-			const lock = await installTree(host, log);
+			const lock = await installTree(host, log, background);
 			await compiled;
 			if (upTo === 'ready') await buildAndStamp(host, hash, lock, log);
 		}
@@ -176,12 +177,15 @@ async function provision(host: HostPaths, log: Log, upTo: 'tree' | 'ready' = 're
 	}
 }
 
-/** One provisioning step (npm in `cwd`), with a line every 20 s while it runs; timed as `<what>: <name>`. */
-async function step(what: string, cwd: string, name: string, args: string[], env: NodeJS.ProcessEnv, log: Log, whatToDo: string): Promise<void> {
+/**
+ * One provisioning step (npm in `cwd`), with a line every 20 s while it runs; timed as `<what>: <name>`. In the
+ * `background`, at the lowest CPU priority (nice 19): it then takes only what the running suites leave.
+ */
+async function step(what: string, cwd: string, name: string, args: string[], env: NodeJS.ProcessEnv, log: Log, whatToDo: string, background = false): Promise<void> {
 	const started = Date.now();
 	const beat = setInterval(() => log(`${name}: still running (${Math.round((Date.now() - started) / 1000)} s)`), 20_000);
 	try {
-		const result = await run('npm', args, { cwd, env });
+		const result = background ? await run('nice', ['-n', '19', 'npm', ...args], { cwd, env }) : await run('npm', args, { cwd, env });
 		if (result.code !== 0) throw runError(`Provisioning the ${what}: step "${name}"`, result, `What to do: ${whatToDo}`);
 	} finally {
 		clearInterval(beat);
@@ -199,7 +203,7 @@ function pinnedVersions(lock: LockFile): { n8nVersion: string; nodeVersion: stri
 }
 
 /** `npm ci` of the host folder, unless node_modules already holds what its lock file asks for; resolves to the lock file. */
-async function installTree(host: HostPaths, log: Log): Promise<LockFile> {
+async function installTree(host: HostPaths, log: Log, background = false): Promise<LockFile> {
 	const modules = path.join(host.hostDir, 'node_modules');
 	const lockFile = path.join(host.hostDir, 'package-lock.json');
 	const lock = JSON.parse(fs.readFileSync(lockFile, 'utf8')) as LockFile;
@@ -210,7 +214,7 @@ async function installTree(host: HostPaths, log: Log): Promise<LockFile> {
 	if (!installedTreeMatchesLock(host, lock)) {
 		log(`installing n8n ${n8nVersion} and Node ${nodeVersion.split('.')[0]} into ${host.hostDir} (first time: about 2-5 minutes)`);
 		await step(`n8n ${host.version} host`, host.hostDir, 'npm ci --ignore-scripts', NPM_CI, withoutNpmConfig(process.env), log,
-			`Check that the npm registry is reachable (npm ping) and that ${lockFile} is intact; then run again. To start over, delete ${modules}.`);
+			`Check that the npm registry is reachable (npm ping) and that ${lockFile} is intact; then run again. To start over, delete ${modules}.`, background);
 	}
 	for (const file of [host.node, host.n8nBin]) {
 		if (!fs.existsSync(file)) throw new Error(`Provisioning the n8n host: after npm ci, ${file} is missing. Delete ${modules} and run again.`);
