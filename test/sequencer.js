@@ -4,8 +4,8 @@
  * suites need nothing installed. So the two longest real-n8n suites come first, one a worker: they
  * wait on the install's lock without using the machine, which the install then has nearly to itself,
  * and they start the moment the host is ready. The fast suites follow, taking the lanes as those two
- * free them, then the other real-n8n suites. Each group keeps jest's own order (failed first, then
- * slowest first) but where a rank below says otherwise. When the run includes real-n8n suites it says
+ * free them, then the other real-n8n suites. Within each group, the ranks below come first, then
+ * jest's own order (failed first, then slowest first). When the run includes real-n8n suites it says
  * so to head-start.ts (jest sorts before its globalSetup runs, in the same process).
  */
 const Sequencer = require('@jest/test-sequencer').default;
@@ -28,8 +28,8 @@ class HostWaitersFirst extends Sequencer {
 	async sort(tests) {
 		const sorted = await super.sort(tests);
 		// Two workers share the real-n8n suites (jest.config.js): the longest first, so that the two lanes
-		// end together (the first two wait for the host, above); the compatibility smoke test last, as it needs the other n8n versions' hosts,
-		// installed after the default one.
+		// end together (the first two wait for the host, above); the compatibility smoke test last, as it
+		// needs the other n8n versions' hosts, installed after the default one.
 		const ORDER = ['queue', 'lifecycle.random', 'record', 'gaps', 'examples', 'trigger', 'deliveries', 'install', 'compat'];
 		const endToEnd = sorted.filter(isEndToEnd).sort(byRank(ORDER, '.e2e.test.ts', ORDER.indexOf('trigger')));
 		process.env.STACKS_HOOKS_E2E_SUITES = endToEnd.map((test) => test.path).join('\n');
