@@ -47,9 +47,10 @@ export interface StartOptions {
 	 * evaluates an expression; the recipes' suite (record) and those of the examples, the editor and the watch
 	 * lists keep the default, so the recipes run on both engines. queue keeps the default too: in its one run on
 	 * `legacy`, n8n refused to activate its third part's recipes (409, "There is a conflict with one of the
-	 * webhooks."), which no run on the default ever met; the cause is not found, so the saving is not taken. Measured on the record script (200 blocks, seed 904091377, alone on this project's 2-core
-	 * machine): 112.6 s with `vm`, 64.6 s with `legacy`, at about half the machine's CPU; a profile of n8n's main
-	 * thread put 27 % of its busy time in the isolates' bridge, besides the isolates' own threads.
+	 * webhooks."), which no run on the default ever met; the cause is not found, so the saving is not taken.
+	 * Measured on the record script (200 blocks, seed 904091377, alone on this project's 2-core machine):
+	 * 112.6 s with `vm`, 64.6 s with `legacy`, at about half the machine's CPU; a profile of n8n's main thread
+	 * put 27 % of its busy time in the isolates' bridge, besides the isolates' own threads.
 	 */
 	expressionEngine?: 'vm' | 'legacy';
 	/** Extra environment for n8n (wins over the defaults). */
