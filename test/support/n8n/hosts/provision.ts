@@ -185,7 +185,8 @@ async function step(what: string, cwd: string, name: string, args: string[], env
 	const started = Date.now();
 	const beat = setInterval(() => log(`${name}: still running (${Math.round((Date.now() - started) / 1000)} s)`), 20_000);
 	try {
-		const result = background ? await run('nice', ['-n', '19', 'npm', ...args], { cwd, env }) : await run('npm', args, { cwd, env });
+		const [cmd, cmdArgs] = background ? ['nice', ['-n', '19', 'npm', ...args]] : ['npm', args];
+		const result = await run(cmd, cmdArgs, { cwd, env });
 		if (result.code !== 0) throw runError(`Provisioning the ${what}: step "${name}"`, result, `What to do: ${whatToDo}`);
 	} finally {
 		clearInterval(beat);
