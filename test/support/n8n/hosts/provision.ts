@@ -37,6 +37,19 @@ const STAMP_NAME = '.stacks-hooks-host-stamp.json';
 const NPM_CI = ['ci', '--ignore-scripts', '--no-audit', '--no-fund'];
 const REBUILD_SQLITE = ['rebuild', 'sqlite3', '--ignore-scripts=false', '--foreground-scripts'];
 const SQLITE_TODO = 'sqlite3 compiles from source when its prebuilt download fails: this needs python3, make and a C++ compiler (apt-get install python3 make g++).';
+/**
+ * The SQLite sqlite3 links against when the machine has its headers (Debian's libsqlite3-dev, on these machines from
+ * the start): sqlite3 then compiles its binding only, 20 s of one core, not SQLite's whole source as well (3 minutes
+ * beside the host's install, on CI's critical path). Without them, the SQLite sqlite3 bundles, as before.
+ */
+const SYSTEM_SQLITE = '/usr';
+
+/** `npm rebuild sqlite3`'s arguments: against the machine's SQLite when it can (SYSTEM_SQLITE), else the bundled one. */
+function rebuildSqliteArgs(log: Log): string[] {
+	if (!fs.existsSync(path.join(SYSTEM_SQLITE, 'include', 'sqlite3.h'))) return REBUILD_SQLITE;
+	log(`compiling sqlite3's binding against the machine's SQLite (${SYSTEM_SQLITE}/include/sqlite3.h)`);
+	return [...REBUILD_SQLITE, '--build-from-source', `--sqlite=${SYSTEM_SQLITE}`];
+}
 
 /** Where sqlite3 is compiled once for every host: its own lock file, sqlite3 and Node 24, a few seconds to install. */
 const SQLITE_BUILD: HostPaths = {
@@ -118,7 +131,7 @@ function isReady(host: HostPaths, hash: string): boolean {
 let sqliteBuild: Promise<void> | undefined;
 
 /**
- * Compiles sqlite3 for Node 24 in hosts/sqlite3/ (about 60-110 s of one core): started beside a host's `npm ci`, so
+ * Compiles sqlite3 for Node 24 in hosts/sqlite3/ (20 s of one core, 60-200 s with SQLite's own source): started beside a host's `npm ci`, so
  * that the host only copies the binding once its tree is in. Cached per process, locked across processes, stamped.
  */
 export function buildSqlite(log: Log): Promise<void> {
@@ -140,7 +153,7 @@ async function compileSqlite(log: Log): Promise<void> {
 		await step('sqlite3 build', build.hostDir, 'npm ci --ignore-scripts', NPM_CI, withoutNpmConfig(process.env), log,
 			`Check that the npm registry is reachable (npm ping); to start over, delete ${path.join(build.hostDir, 'node_modules')}.`);
 		const env = hostNodeEnv(build, process.env);
-		await step('sqlite3 build', build.hostDir, 'npm rebuild sqlite3', REBUILD_SQLITE, env, log, SQLITE_TODO);
+		await step('sqlite3 build', build.hostDir, 'npm rebuild sqlite3', rebuildSqliteArgs(log), env, log, SQLITE_TODO);
 		if (!(await sqliteLoads(build, env, true))) throw new Error(`Compiling sqlite3 in ${build.hostDir}: the binding does not load (see above).`);
 		fs.writeFileSync(stampFile(build), JSON.stringify({ lockHash: hash, at: new Date().toISOString() }, null, 2) + '\n');
 	} finally {
@@ -229,8 +242,8 @@ async function buildAndStamp(host: HostPaths, hash: string, lock: LockFile, log:
 	const { n8nVersion, nodeVersion } = pinnedVersions(lock);
 	const env = hostNodeEnv(host, process.env);
 	if (!(await sqliteLoads(host, env)) && !(copySqliteBinding(host, log) && (await sqliteLoads(host, env)))) {
-		log(`compiling sqlite3 for Node ${nodeVersion} (npm rebuild sqlite3: about 60 s)`);
-		await step(`n8n ${host.version} host`, host.hostDir, 'npm rebuild sqlite3', REBUILD_SQLITE, env, log, SQLITE_TODO);
+		log(`compiling sqlite3 for Node ${nodeVersion} (npm rebuild sqlite3)`);
+		await step(`n8n ${host.version} host`, host.hostDir, 'npm rebuild sqlite3', rebuildSqliteArgs(log), env, log, SQLITE_TODO);
 		if (!(await sqliteLoads(host, env, true))) {
 			throw new Error(
 				`Provisioning the n8n host: after \`npm rebuild sqlite3\`, the sqlite3 binding still does not load under Node ${nodeVersion} ` +
