@@ -9,6 +9,7 @@
  * the emulator, with one SIGKILL of n8n mid-stream and one Backfill overlapping what was delivered;
  * then both ledgers, the messages and the actions checked against the script's oracle.
  */
+import { randomUUID } from 'crypto';
 import * as http from 'http';
 import type { AddressInfo } from 'net';
 import { setTimeout as sleep } from 'timers/promises';
@@ -87,7 +88,15 @@ export interface RecordSetup {
 	webhookBaseUrl: string;
 }
 
-/** The recipes with this n8n's credentials and the receiver's address, as a user sets them up; `triggerOptions` set on their triggers' Options. */
+/**
+ * The recipes with this n8n's credentials and the receiver's address, as a user sets them up; `triggerOptions` set on
+ * their triggers' Options. Each set-up's triggers get webhook paths of their own: queue.e2e sets the recipes up twice on
+ * one stack, and there the second set-up's activation once answered 409 "There is a conflict with one of the
+ * webhooks." (on the legacy expression engine, whose deliveries come faster). n8n 2.41's code allows it: its
+ * `WebhookService.deleteWebhooks` deletes a deactivated workflow's cache entries (Redis in queue mode) without waiting,
+ * then the rows, and a delivery looked up in between puts the row back in the cache, where another workflow's
+ * activation on the same path finds it.
+ */
 function recipes(
 	stacks: { id: string; name: string },
 	postgres: { id: string; name: string },
@@ -103,7 +112,10 @@ function recipes(
 		const parameters = node.parameters as Record<string, unknown>;
 		if ((node.credentials as Record<string, unknown> | undefined)?.postgres) node.credentials = { postgres };
 		if (node.type === 'n8n-nodes-base.httpRequest') parameters.url = receiverUrl;
-		if (node.type === TRIGGER_TYPE) parameters.options = { ...(parameters.options as object), ...triggerOptions };
+		if (node.type === TRIGGER_TYPE) {
+			parameters.options = { ...(parameters.options as object), ...triggerOptions };
+			node.webhookId = randomUUID();
+		}
 	}
 	// The depth, where the recipe's note says to change it.
 	const final = act.nodes.find((node) => node.name === 'Final now')!.parameters as { options: { queryReplacement: string } };
