@@ -82,6 +82,8 @@ export interface QueueStackOptions extends EmulatorAccountOptions {
 	workers?: number;
 	/** Each worker's --concurrency. Default: n8n's (10). */
 	workerConcurrency?: number;
+	/** Every n8n process's expression engine (instance.ts, StartOptions). Default: n8n's own. */
+	expressionEngine?: StartOptions['expressionEngine'];
 	/** Extra environment for every n8n process. */
 	env?: Record<string, string>;
 	/** Each line of every n8n process, prefixed with its name (e.g. `webhook-2`). */
@@ -150,7 +152,7 @@ export async function startQueueStack(opts: QueueStackOptions): Promise<QueueSta
 			...opts.env,
 		};
 		const named = (name: string) => (opts.log ? (line: string) => opts.log!(`[${name}] ${line}`) : undefined);
-		const common = { https: true, userFolder, env, provisionLog: opts.provisionLog };
+		const common = { https: true, userFolder, env, expressionEngine: opts.expressionEngine, provisionLog: opts.provisionLog };
 		// The main process runs the migrations: the others start once it is up.
 		const main = await startN8n({ ...common, port: mainPort, log: named('main') });
 		cleanups.push(() => main.stop());
