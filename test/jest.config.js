@@ -12,7 +12,7 @@ module.exports = {
 	// waiting on n8n (starts, leases, deliveries), so two of them keep a 2-core machine busy without
 	// starving each other, and a fixed number keeps their timed cases comparable between machines.
 	maxWorkers: 2,
-	// The two longest real-n8n suites first (they wait for the n8n host's install), then the fast suites, then the other real-n8n suites.
+	// The longest real-n8n suite first (it waits for the n8n host's install), the fast suites beside it, then the other real-n8n suites.
 	testSequencer: '<rootDir>/test/sequencer.js',
 	globalSetup: '<rootDir>/test/head-start.ts',
 	reporters: ['default', '<rootDir>/test/summary-reporter.js'],

@@ -1,12 +1,12 @@
 /**
  * Orders the suites. The real-n8n suites (test/suites/e2e) wait for the n8n host, whose install
  * (test/support/installs.ts, minutes on a fresh machine) is what a run waits on longest; the fast
- * suites need nothing installed. So the two longest real-n8n suites come first, one a worker: they
- * wait on the install's lock without using the machine, which the install then has nearly to itself,
- * and they start the moment the host is ready. The fast suites follow, taking the lanes as those two
- * free them, then the other real-n8n suites. Within each group, the ranks below come first, then
- * jest's own order (failed first, then slowest first). When the run includes real-n8n suites it says
- * so to head-start.ts (jest sorts before its globalSetup runs, in the same process).
+ * suites need nothing installed. So the longest real-n8n suite comes first: it waits on the install's
+ * lock in one worker and starts the moment the host is ready. The fast suites follow in the other
+ * worker, meanwhile, with what CPU the install leaves them (npm test runs jest at nice 5, the install at
+ * the default priority), then the other real-n8n suites. Within each group, the ranks below come first,
+ * then jest's own order (failed first, then slowest first). When the run includes real-n8n suites it
+ * says so to head-start.ts (jest sorts before its globalSetup runs, in the same process).
  */
 const Sequencer = require('@jest/test-sequencer').default;
 
@@ -28,7 +28,7 @@ class HostWaitersFirst extends Sequencer {
 	async sort(tests) {
 		const sorted = await super.sort(tests);
 		// Two workers share the real-n8n suites (jest.config.js): the longest first, so that the two lanes
-		// end together (the first two wait for the host, above); the compatibility smoke test last, as it
+		// end together (the first waits for the host, above); the compatibility smoke test last, as it
 		// needs the other n8n versions' hosts, installed after the default one.
 		const ORDER = ['queue', 'lifecycle.random', 'record', 'gaps', 'examples', 'trigger', 'deliveries', 'install', 'compat'];
 		const endToEnd = sorted.filter(isEndToEnd).sort(byRank(ORDER, '.e2e.test.ts', ORDER.indexOf('trigger')));
@@ -37,8 +37,10 @@ class HostWaitersFirst extends Sequencer {
 		// file size): the short ones then even out the two lanes.
 		const SLOW_FIRST = ['deliveries.property', 'lifecycle.property', 'stacksHooksTrigger', 'transport', 'hookHealth', 'oldestN8n', 'eventItems.property', 'itemIds.property', 'gapPlan.property', 'verify'];
 		const fast = sorted.filter((test) => !isEndToEnd(test)).sort(byRank(SLOW_FIRST, '.test.ts', SLOW_FIRST.length));
-		// jest.config.js's two workers: the first two real-n8n suites take one each.
-		const WAITING_FOR_THE_HOST = 2;
+		// One of jest.config.js's two workers waits for the host with the longest real-n8n suite; the other runs the
+		// fast suites beside the install. (With both waiting, the fast suites ran only once the host was ready,
+		// beside queue mode's five n8n processes: 410 s of a lane, for 176 s of CPU.)
+		const WAITING_FOR_THE_HOST = 1;
 		return [...endToEnd.slice(0, WAITING_FOR_THE_HOST), ...fast, ...endToEnd.slice(WAITING_FOR_THE_HOST)];
 	}
 }
