@@ -131,8 +131,9 @@ function isReady(host: HostPaths, hash: string): boolean {
 let sqliteBuild: Promise<void> | undefined;
 
 /**
- * Compiles sqlite3 for Node 24 in hosts/sqlite3/ (20 s of one core, 60-200 s with SQLite's own source): started beside a host's `npm ci`, so
- * that the host only copies the binding once its tree is in. Cached per process, locked across processes, stamped.
+ * Compiles sqlite3 for Node 24 in hosts/sqlite3/ (20 s of one core; 60-200 s with SQLite's own source, SYSTEM_SQLITE):
+ * started beside a host's `npm ci`, so that the host only copies the binding once its tree is in. Cached per process,
+ * locked across processes, stamped.
  */
 export function buildSqlite(log: Log): Promise<void> {
 	if (!sqliteBuild) {
