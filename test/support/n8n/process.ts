@@ -13,6 +13,18 @@ import * as vm from 'vm';
 
 const groups = new Set<number>();
 
+/**
+ * The CPU priority (nice) of what a run does beside the n8n host's install, which the real-n8n suites wait for and which
+ * runs at the default: jest (whose fast suites run beside it) below it, the gates below jest, and the hosts no suite waits
+ * for yet below everything (test/sequencer.js, CONTRIBUTING.md "Where CI's time goes").
+ */
+export const NICE = { jest: 5, gates: 10, laterHosts: 19 } as const;
+
+/** `cmd args` run at the lower priority `nice`, as a command and its arguments. */
+export function niced(nice: number, cmd: string, args: string[]): [string, string[]] {
+	return ['nice', ['-n', String(nice), cmd, ...args]];
+}
+
 /** The real `process`: inside jest, `process` is a per-file copy whose 'exit' and signal listeners never fire. */
 function realProcess(): NodeJS.Process {
 	const main = vm.runInThisContext('typeof process === "object" ? process : undefined') as NodeJS.Process | undefined;

@@ -19,7 +19,7 @@ import { type ChildProcess, spawn } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 
-import { eachLine, startProcess, stopProcess } from '../../support/n8n/process';
+import { eachLine, NICE, niced, startProcess, stopProcess } from '../../support/n8n/process';
 import { REPO_DIR } from '../../support/paths';
 import { readTimings, recordTiming, TIMINGS_FILE, timingTable } from '../../support/timings';
 
@@ -78,11 +78,12 @@ async function main(): Promise<number> {
 	try {
 		const gates = [['n8n lint', 'lint'], ['verify (build, scanner checks)', 'verify'], ['type check', 'typecheck']];
 		// At a lower CPU priority than the installs: the n8n host's is what the real-n8n suites wait for, and these finish long before it.
-		const codes = await Promise.all(gates.map(([name, script]) => step(name, 'nice', ['-n', '10', 'npm', 'run', script], true)));
+		const codes = await Promise.all(gates.map(([name, script]) => step(name, ...niced(NICE.gates, 'npm', ['run', script]), true)));
 		code = codes.find((gate) => gate !== 0) ?? 0;
 		if (code !== 0) return code;
-		// At nice 5: the fast suites run beside the n8n host's install (test/sequencer.js), which the real-n8n suites wait for.
-		code = await step('jest', 'nice', ['-n', '5', process.execPath, require.resolve('jest/bin/jest'), '-c', 'test/jest.config.js', '--json', `--outputFile=${JEST_RESULTS}`, ...jestArgs]);
+		// Below the install: the fast suites run beside the n8n host's install (test/sequencer.js), which the real-n8n suites wait for.
+		const jest = [require.resolve('jest/bin/jest'), '-c', 'test/jest.config.js', '--json', `--outputFile=${JEST_RESULTS}`, ...jestArgs];
+		code = await step('jest', ...niced(NICE.jest, process.execPath, jest));
 		recordSuites();
 		return code;
 	} finally {

@@ -14,7 +14,7 @@ import * as path from 'path';
 import { acquireLock } from '../../crossProcessLock';
 import { HOSTS_DIR } from '../../paths';
 import { recordTiming } from '../../timings';
-import { run, runError } from '../process';
+import { NICE, niced, run, runError } from '../process';
 import { N8N_VERSIONS, selectedN8n } from './versions';
 
 export interface HostPaths {
@@ -193,13 +193,13 @@ async function provision(host: HostPaths, log: Log, upTo: 'tree' | 'ready' = 're
 
 /**
  * One provisioning step (npm in `cwd`), with a line every 20 s while it runs; timed as `<what>: <name>`. In the
- * `background`, at the lowest CPU priority (nice 19): it then takes only what the running suites leave.
+ * `background`, at the lowest CPU priority (NICE.laterHosts): it then takes only what the running suites leave.
  */
 async function step(what: string, cwd: string, name: string, args: string[], env: NodeJS.ProcessEnv, log: Log, whatToDo: string, background = false): Promise<void> {
 	const started = Date.now();
 	const beat = setInterval(() => log(`${name}: still running (${Math.round((Date.now() - started) / 1000)} s)`), 20_000);
 	try {
-		const [cmd, cmdArgs] = background ? ['nice', ['-n', '19', 'npm', ...args]] : ['npm', args];
+		const [cmd, cmdArgs] = background ? niced(NICE.laterHosts, 'npm', args) : ['npm', args];
 		const result = await run(cmd, cmdArgs, { cwd, env });
 		if (result.code !== 0) throw runError(`Provisioning the ${what}: step "${name}"`, result, `What to do: ${whatToDo}`);
 	} finally {
