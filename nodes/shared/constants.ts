@@ -18,6 +18,9 @@ export type Network = keyof typeof NETWORKS;
 
 export const NETWORK_NAMES = Object.keys(NETWORKS) as [Network, ...Network[]];
 
+/** The boot address of each network: no one else deploys contracts there. */
+export const BOOT_ADDRESSES: Record<Network, string> = { mainnet: 'SP000000000000000000002Q6VF78', testnet: 'ST000000000000000000002AMW42H' };
+
 /** The service refuses a `limit` above this on GET /me/. */
 export const MAX_PAGE_SIZE = 60;
 

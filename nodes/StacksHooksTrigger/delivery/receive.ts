@@ -14,7 +14,7 @@ import { deliveryToItems, type OutputMode, type RollbackMode } from '../items/de
 import { handOverTestDelivery, receiveTestDelivery } from '../listening/handOver';
 import { nodeKey } from '../nodeKey';
 import { listedAddresses } from '../watch/listedAddresses';
-import { listedTransactionsOf } from '../watch/matchedInN8n';
+import { listedTransactionsOf } from '../watch/listedTransactions';
 import { matchedInN8n } from '../../shared/watchList/listHook';
 import { readWatchParameters, type Watching, watchingOf } from '../watch/watching';
 import { isAuthentic } from './accountSecret';
@@ -59,8 +59,10 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookR
 	if (watch === 'list') watching = await listedAddresses(ctx, node, shape.delivery, readWatchParameters(ctx));
 	// A typed list was checked at activation on the credential's network, which is the delivery's.
 	else if (output === 'event' || watch === 'addresses') watching = watchingOf(node, readWatchParameters(ctx), shape.delivery.event.network as Network, nodeKey(ctx, node));
-	// A list too large for one filter per address: the service matched the kinds for any address, the trigger keeps the list's.
-	const delivery = watching?.list && matchedInN8n(shape.delivery.chainhook.name ?? '') ? listedTransactionsOf(shape.delivery, watching.list) : shape.delivery;
+	// The service matched the blocks with more than the list at their heights: the kinds for any address (a list too large
+	// for one filter per address), or addresses removed lately (a watch list's remembered edits). The trigger keeps the list's.
+	const cut = watching?.list && (watch === 'list' || matchedInN8n(shape.delivery.chainhook.name ?? ''));
+	const delivery = cut ? listedTransactionsOf(shape.delivery, watching!.list!) : shape.delivery;
 	const items = deliveryToItems(delivery, output, option<RollbackMode>(ctx, node, 'rollbacks', 'include'), watching);
 	const accepted = { received: true, items: items.length };
 	// Nothing left to output (e.g. only rollbacks, ignored): no execution.

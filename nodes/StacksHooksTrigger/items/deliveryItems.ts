@@ -58,7 +58,6 @@ function blocksOf(delivery: Delivery, rollbacks: RollbackMode): Array<[Direction
 
 /** `watching`: what the trigger watches; its filters select the events of output mode 'event', its list names the addresses of every item. */
 export function deliveryToItems(delivery: Delivery, output: OutputMode, rollbacks: RollbackMode, watching: Watching = { filters: [] }): IDataObject[] {
-	const { list } = watching;
 	const common: Pick<Head, 'hookUuid' | 'hookName' | 'network'> = {
 		hookUuid: delivery.chainhook.uuid,
 		hookName: delivery.chainhook.name ?? null,
@@ -76,6 +75,8 @@ export function deliveryToItems(delivery: Delivery, output: OutputMode, rollback
 	const items: IDataObject[] = [];
 	for (const [direction, block] of blocks) {
 		const head: Head = { direction, ...common, ...blockFields(block) };
+		// A watch list as it was at the block's height, applied or undone (../watch/watchedAddresses.ts).
+		const list = watching.list?.at(head.blockHeight);
 		if (output === 'block') {
 			const item: IDataObject = {
 				blockId: blockIdOf(head.blockHash),
@@ -88,7 +89,7 @@ export function deliveryToItems(delivery: Delivery, output: OutputMode, rollback
 			if (list) item.watched = list.ofTransactions(block.transactions) as unknown as IDataObject[];
 			items.push(item);
 		} else if (output === 'event') {
-			for (const tx of block.transactions) pushEventItems(items, head, tx, watching);
+			for (const tx of block.transactions) pushEventItems(items, head, tx, { filters: watching.filters, list });
 		} else {
 			for (const tx of block.transactions) {
 				const item = transactionItem(head, tx);

@@ -1,7 +1,8 @@
 /**
  * The addresses of a watch list as a delivery is matched against them: read from the hook that
- * delivered it (its filters are the list's, updated in place by each edit; for a hook matched in n8n,
- * from the list's own hook, as its filters name no address) and kept in this process
+ * delivered it (its filters are the list's, updated in place by each edit, with the list's remembered
+ * edits, by which each block is matched with the list at its height: ../../shared/watchList/history.ts;
+ * for a hook matched in n8n, the addresses from the list's own hook, as its filters name none) and kept in this process
  * under the list's digest in the hook's name, which every delivery carries: an edit (which changes
  * both at once) is seen on the first delivery after it, an address added a moment before named, one
  * removed no longer. The last few lists are kept, for a delivery matched before an edit and taken after
@@ -13,6 +14,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { serviceFor } from '../../shared/api/service';
 import { getConnection } from '../../shared/transport/connection';
+import { editsOf, ListAtHeights, listedNow } from '../../shared/watchList/history';
 import { principalsOf } from '../../shared/watchList/kinds';
 import { addressesOf, findListHook, watchedListOf } from '../../shared/watchList/listHook';
 import type { Delivery } from '../delivery/shape';
@@ -36,13 +38,14 @@ export async function listedAddresses(ctx: IWebhookFunctions, node: INode, deliv
 	const hook = await service.read(uuid);
 	if (!hook) throw new NodeOperationError(node, `The hook ${uuid} that sent this delivery is gone: its watch list could not be read`);
 	const watched = watchedListOf(hook.definition.name);
+	const edits = editsOf(hook.definition.filters.events);
 	let addresses: Set<string>;
 	if (watched?.inN8n) {
 		// Its filters select the kinds for any address: the list is the list hook's.
 		const list = findListHook(await service.list(), watched.name, connection.network);
 		addresses = new Set(list ? addressesOf(list) : []);
-	} else addresses = principalsOf(hook.definition.filters.events);
-	const watching = { filters: [], list: new WatchedAddresses(addresses, params.watchFor) };
+	} else addresses = listedNow(principalsOf(hook.definition.filters.events), edits);
+	const watching = { filters: [], list: new WatchedAddresses(addresses, params.watchFor, new ListAtHeights(addresses, edits)) };
 	lists.set(`${watched?.digest} ${kinds}`, watching);
 	if (lists.size > KEPT_LISTS) lists.delete(lists.keys().next().value!);
 	kept.set(uuid, lists);

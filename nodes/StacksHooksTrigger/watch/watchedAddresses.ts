@@ -6,6 +6,7 @@
  */
 import type { ChainEvent, ChainTransaction, Operation } from '../../shared/chainEvents';
 import { accountOf, movedValue, textField, transactionEvents } from '../../shared/chainEvents';
+import type { ListAtHeights } from '../../shared/watchList/history';
 import type { WatchKind } from '../../shared/watchList/kinds';
 
 export type WatchDirection = 'in' | 'out';
@@ -20,16 +21,40 @@ const RECEIVED = { stx: 'stxReceived', ft: 'ftReceived', nft: 'nftReceived' } as
 
 export class WatchedAddresses {
 	private readonly kinds: ReadonlySet<WatchKind>;
+	private readonly byHeight = new Map<number, WatchedAddresses>();
 
+	/**
+	 * `addresses`: the list now; `history`: its remembered edits (../../shared/watchList/history.ts), by which
+	 * `at(height)` is the list at a height; `height`: the height this one is the list at.
+	 */
 	constructor(
 		readonly addresses: ReadonlySet<string>,
 		kinds: readonly WatchKind[],
+		private readonly history?: ListAtHeights,
+		private readonly height?: number,
 	) {
 		this.kinds = new Set(kinds);
 	}
 
 	get size(): number {
 		return this.addresses.size;
+	}
+
+	/** The list as it was at `height`: what a block of that height, applied or undone, is matched with. */
+	at(height: number): WatchedAddresses {
+		if (!this.history?.edited || this.height !== undefined) return this;
+		let list = this.byHeight.get(height);
+		if (!list) {
+			// A list kept for many deliveries (listedAddresses.ts) keeps the heights of the last few.
+			if (this.byHeight.size >= 64) this.byHeight.clear();
+			list = new WatchedAddresses(this.addresses, [...this.kinds], this.history, height);
+			this.byHeight.set(height, list);
+		}
+		return list;
+	}
+
+	private listed(address: string): boolean {
+		return this.history && this.height !== undefined ? this.history.has(address, this.height) : this.addresses.has(address);
 	}
 
 	/** The listed addresses `event` is about for the kinds watched, each address and direction once; empty when none. */
@@ -73,7 +98,7 @@ export class WatchedAddresses {
 	}
 
 	private add(found: Watched[], address: string | undefined, direction: WatchDirection): void {
-		if (address === undefined || !this.addresses.has(address)) return;
+		if (address === undefined || !this.listed(address)) return;
 		for (const seen of found) if (seen.address === address && seen.direction === direction) return;
 		found.push({ address, direction });
 	}

@@ -16,7 +16,7 @@ import type { EventFilter } from '../../shared/chainEvents';
 import type { Network } from '../../shared/constants';
 import { toEventFilters, triggerOnProperty } from '../../shared/eventFilters';
 import { DEFAULT_WATCH_KINDS, knownKinds, watchFilters, watchForProperty, type WatchKind } from '../../shared/watchList/kinds';
-import { addressesOf, checkedListName, findListHook, inN8nFilters, listNameProperty, typedInN8nMarker, watchingFilters, watchMarker } from '../../shared/watchList/listHook';
+import { checkedListName, findListHook, inN8nFilters, listNameProperty, type ListState, listStateOf, typedInN8nMarker, watchingFilters, watchMarker } from '../../shared/watchList/listHook';
 import type { Service } from '../../shared/api/service';
 import { WatchedAddresses } from './watchedAddresses';
 
@@ -134,21 +134,22 @@ export async function hookFilters(node: INode, params: WatchParameters, service:
 	const { network } = service.connection;
 	if (params.watch === 'filters') return { filters: watchingOf(node, params, network, key).filters, nameSuffix: '' };
 	let shape: HookShape;
-	let addresses: readonly string[];
+	let list: ListState;
 	let inN8nSuffix: string;
 	if (params.watch === 'addresses') {
 		const watching = watchingOf(node, params, network, key);
-		addresses = [...watching.list!.addresses];
+		list = { addresses: [...watching.list!.addresses], edits: [] };
 		shape = { filters: watching.filters, nameSuffix: '' };
-		inN8nSuffix = typedInN8nMarker(addresses);
+		inN8nSuffix = typedInN8nMarker(list.addresses);
 	} else {
 		const name = checkedListName(node, params.listName);
 		const kinds = checkedKinds(node, params);
-		const list = findListHook(await service.list(), name, network);
-		addresses = list ? addressesOf(list) : [];
-		shape = { filters: watchingFilters(addresses, kinds, network), nameSuffix: watchMarker(name, kinds, addresses) };
-		inN8nSuffix = watchMarker(name, kinds, addresses, true);
+		const listHook = findListHook(await service.list(), name, network);
+		// With the list's remembered edits: a hook registered again (the health check) replays heights before them.
+		list = listHook ? listStateOf(listHook) : { addresses: [], edits: [] };
+		shape = { filters: watchingFilters(list, kinds, network), nameSuffix: watchMarker(name, kinds, list) };
+		inN8nSuffix = watchMarker(name, kinds, list, true);
 	}
-	const broad = inN8nFilters(addresses, params.watchFor, shape.filters);
+	const broad = inN8nFilters(list, params.watchFor, network, shape.filters);
 	return broad ? { ...shape, inN8n: { filters: broad, nameSuffix: inN8nSuffix } } : shape;
 }

@@ -7,6 +7,10 @@
  * Edits of one list in this n8n process take turns; an edit reads the list back after writing it, and
  * writes it again while its change is not all there (another process wrote over it), up to three times.
  *
+ * Each edit is recorded with the height it takes effect above, the chain's tip (history.ts): the list and its
+ * watching hooks keep the records of the last HISTORY_HEIGHTS heights, and a removed address's filters as
+ * long, so that a block undone or replayed later is matched with the list as it was at its height.
+ *
  * A watching hook holds one filter per address and kind while the service takes that many; refused as too
  * large, it takes the filters that select the kinds for any address instead, the trigger matching the list
  * (listHook.ts). It stays so while the list grows; an edit that shortens the list tries one filter per
@@ -17,7 +21,8 @@ import { listHooks, readHook, registerHook, updateHook } from '../api/hookEndpoi
 import type { Connection } from '../transport/connection';
 import type { RequestContext } from '../transport/context';
 import { inTurn } from '../turns';
-import { addressesOf, findListHook, inN8nFilters, listDefinition, watchedListOf, watchingFilters, watchMarker } from './listHook';
+import { recordedEdits } from './history';
+import { addressesOf, findListHook, inN8nFilters, listDefinition, type ListState, listStateOf, watchedListOf, watchingFilters, watchMarker } from './listHook';
 import { refusedForSize } from './refusal';
 
 export interface ListChange {
@@ -54,22 +59,48 @@ function applied(addresses: readonly string[], change: ListChange): string[] {
 
 const sameFilters = (a: readonly unknown[], b: readonly unknown[]) => JSON.stringify(a) === JSON.stringify(b);
 
+/**
+ * The height an edit takes effect above (history.ts): the chain's tip, as the highest height any of the
+ * account's hooks on the network has evaluated, the hooks watching the list among them (one of them stopped
+ * still gets the heights it missed matched with the list as it was). Undefined when none has evaluated a block.
+ */
+function evaluatedTip(hooks: readonly Hook[], network: string): number | undefined {
+	let tip: number | undefined;
+	for (const hook of hooks) {
+		const height = (hook.status as Record<string, unknown>).last_evaluated_block_height;
+		if (hook.definition.network === network && typeof height === 'number' && (tip === undefined || height > tip)) tip = height;
+	}
+	return tip;
+}
+
 /** Applies `change` to list `name` and to the hooks watching it; the list's hook is registered on its first address. */
 export async function editList(ctx: RequestContext, connection: Connection, name: string, change: ListChange): Promise<EditResult> {
 	return await inTurn(`watch list\u0000${connection.accountKey}\u0000${name}`, async () => {
 		const options = { connection };
-		let list = findListHook(await listHooks(ctx, options), name, connection.network);
+		const hooks = await listHooks(ctx, options);
+		let list = findListHook(hooks, name, connection.network);
 		const before = list ? addressesOf(list) : [];
-		let after = applied(before, change);
+		const tip = evaluatedTip(hooks, connection.network);
+		const edited = (from: ListState): ListState => {
+			const addresses = applied(from.addresses, change);
+			return { addresses, edits: recordedEdits(from.edits, from.addresses, addresses, tip) };
+		};
+		let state = edited({ addresses: before, edits: [] });
 		if (!list) {
-			if (after.length > 0) list = await keptOrRefused(name, before.length, after.length, async () => await registerHook(ctx, listDefinition(name, connection.network, after), options));
+			if (state.addresses.length > 0) {
+				list = await keptOrRefused(name, before.length, state.addresses.length, async () => await registerHook(ctx, listDefinition(name, connection.network, state), options));
+			}
 		} else {
 			for (let write = 1; ; write++) {
-				const current = addressesOf(list);
-				after = applied(current, change);
-				if (sameFilters(current, after)) break;
+				const current = listStateOf(list);
+				state = edited(current);
+				if (sameFilters(current.addresses, state.addresses)) {
+					state = current;
+					break;
+				}
 				if (write > WRITES) throw new Error(`The watch list "${name}" was written over by other edits ${WRITES} times in a row; nothing of this edit is kept. Try again.`);
-				await keptOrRefused(name, current.length, after.length, async () => await updateHook(ctx, list!.uuid, { filters: listDefinition(name, connection.network, after).filters }, options));
+				const written = state;
+				await keptOrRefused(name, current.addresses.length, written.addresses.length, async () => await updateHook(ctx, list!.uuid, { filters: listDefinition(name, connection.network, written).filters }, options));
 				const back = await readHook(ctx, list.uuid, options);
 				if (!back) throw new Error(`The watch list "${name}" was deleted at the service while it was edited`);
 				list = back;
@@ -77,8 +108,8 @@ export async function editList(ctx: RequestContext, connection: Connection, name
 		}
 		// Listed again after the list is written: a trigger activated meanwhile read the list before or after
 		// this write; in the first case its hook is among these.
-		const watchers = await updateWatchers(ctx, connection, await listHooks(ctx, options), name, after, after.length < before.length);
-		return { before, after, ...(list && { listHookUuid: list.uuid }), watchers };
+		const watchers = await updateWatchers(ctx, connection, await listHooks(ctx, options), name, state, state.addresses.length < before.length);
+		return { before, after: [...state.addresses], ...(list && { listHookUuid: list.uuid }), watchers };
 	});
 }
 
@@ -109,16 +140,17 @@ function listRefusal(error: unknown, name: string, before: number, after: number
  * Each hook watching list `name` gets the filters of `addresses`, in place, when its own differ. `shortened`: the
  * list lost addresses, so a hook matched in n8n tries one filter per address again.
  */
-async function updateWatchers(ctx: RequestContext, connection: Connection, hooks: readonly Hook[], name: string, addresses: readonly string[], shortened: boolean): Promise<EditResult['watchers']> {
+async function updateWatchers(ctx: RequestContext, connection: Connection, hooks: readonly Hook[], name: string, list: ListState, shortened: boolean): Promise<EditResult['watchers']> {
 	const results: EditResult['watchers'] = [];
+	const addresses = list.addresses;
 	for (const hook of hooks) {
 		const watched = watchedListOf(hook.definition.name);
 		if (!watched || watched.name !== name || hook.definition.network !== connection.network) continue;
-		const perAddress = watchingFilters(addresses, watched.kinds, connection.network);
-		const inN8n = inN8nFilters(addresses, watched.kinds, perAddress);
+		const perAddress = watchingFilters(list, watched.kinds, connection.network);
+		const inN8n = inN8nFilters(list, watched.kinds, connection.network, perAddress);
 		// The filters and the digest in the name in one PATCH: a delivery names the list it was matched with.
 		const prefix = hook.definition.name.slice(0, hook.definition.name.lastIndexOf(' [watch list: '));
-		const shape = (matched: boolean) => ({ name: `${prefix}${watchMarker(name, watched.kinds, addresses, matched)}`, filters: { events: matched ? inN8n! : perAddress } as Definition['filters'] });
+		const shape = (matched: boolean) => ({ name: `${prefix}${watchMarker(name, watched.kinds, list, matched)}`, filters: { events: matched ? inN8n! : perAddress } as Definition['filters'] });
 		const write = async (matched: boolean) => {
 			const update = shape(matched);
 			const updated = update.name !== hook.definition.name || !sameFilters(hook.definition.filters.events, update.filters.events);

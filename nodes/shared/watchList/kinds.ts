@@ -7,6 +7,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import type { EventFilter } from '../chainEvents';
+import { isEditFilter } from './history';
 
 export type WatchKind =
 	| 'stxReceived'
@@ -98,10 +99,11 @@ export function broadWatchFilters(addresses: readonly string[], kinds: readonly 
 /** How many filters one address costs with these kinds. */
 export const filtersPerAddress = (kinds: readonly WatchKind[]) => kinds.reduce((sum, kind) => sum + ROWS.get(kind)!.filters('').length, 0);
 
-/** The principals a watching hook's filters name (the addresses watchFilters made them of), each once. */
+/** The principals a watching hook's filters name (the addresses watchFilters made them of), each once; not its recorded edits. */
 export function principalsOf(filters: ReadonlyArray<Record<string, unknown>>): Set<string> {
 	const found = new Set<string>();
 	for (const filter of filters) {
+		if (isEditFilter(filter)) continue;
 		for (const value of [filter.sender, filter.receiver, filter.principal]) if (typeof value === 'string') found.add(value);
 	}
 	return found;

@@ -1,6 +1,7 @@
 /**
  * Where a watch list is kept: at the service, as a hook of its own that is never enabled (a "list
- * hook", named `n8n watch list: <name>`), one `balance_change` filter per address. It is the one
+ * hook", named `n8n watch list: <name>`), one `balance_change` filter per address, and the records of
+ * its recent edits (history.ts), which its watching hooks hold too. It is the one
  * place both nodes reach with the credential, in every topology, and it outlives what n8n keeps:
  * a restart, the trigger's deactivation (which deletes only the trigger's own hook), a health
  * check registering that hook again. n8n keeps no store both reach: a community node may not call
@@ -8,7 +9,7 @@
  *
  * A trigger watching a list says so in its hook's name (`… [watch list: deposits | stxReceived
  * stxSent | 3f9a0c1d]`): that is how an edit finds the hooks to update, with which kinds; the last part
- * is a digest of the addresses the hook's filters hold, which every delivery carries (the payload names
+ * is a digest of the list the hook's filters hold (its addresses and edits), which every delivery carries (the payload names
  * its hook): the trigger knows from it, with no request, whether the list it holds is the one the
  * service matched the delivery with.
  *
@@ -24,8 +25,9 @@ import type { INode, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { EventFilter } from '../chainEvents';
-import { NETWORKS, type Network } from '../constants';
+import { BOOT_ADDRESSES, NETWORKS, type Network } from '../constants';
 import type { Definition, Hook } from '../schemas';
+import { editFilter, editsOf, lingering, type ListEdit } from './history';
 import { broadWatchFilters, knownKinds, watchFilters, type WatchKind } from './kinds';
 
 const PREFIX = 'n8n watch list: ';
@@ -57,21 +59,27 @@ export function checkedListName(node: INode, raw: unknown, itemIndex?: number): 
 
 export const listHookName = (name: string) => `${PREFIX}${name}`;
 
-/** The boot address of each network: no one else deploys contracts there. */
-const BOOT: Record<Network, string> = { mainnet: 'SP000000000000000000002Q6VF78', testnet: 'ST000000000000000000002AMW42H' };
-
 /**
  * A filter no event matches (an NFT of a contract that cannot exist), held by a hook whose list is empty:
  * the service's filters are OR-ed, and a definition needs one.
  */
-export const matchNothing = (network: Network): EventFilter => ({ type: 'nft_burn', asset_identifier: `${BOOT[network]}.n8n-empty-watch-list::none` });
+export const matchNothing = (network: Network): EventFilter => ({ type: 'nft_burn', asset_identifier: `${BOOT_ADDRESSES[network]}.n8n-empty-watch-list::none` });
+
+/** A list as the service keeps it: its addresses, in order, and its remembered edits (history.ts). */
+export interface ListState {
+	addresses: readonly string[];
+	edits: readonly ListEdit[];
+}
+
+/** `filters`, or the filter that matches nothing when there are none. */
+const orNothing = (filters: EventFilter[], network: Network) => (filters.length > 0 ? filters : [matchNothing(network)]);
 
 /** Never posted to: the list hook is never enabled, and `.invalid` never resolves (RFC 2606). */
 const NOWHERE = 'https://watch-list.invalid/';
 
-/** The definition of list `name` holding `addresses`. */
-export function listDefinition(name: string, network: Network, addresses: readonly string[]): Definition {
-	const events = addresses.length > 0 ? addresses.map((principal) => ({ type: 'balance_change', principal })) : [matchNothing(network)];
+/** The definition of list `name` in state `list`. */
+export function listDefinition(name: string, network: Network, list: ListState): Definition {
+	const events = orNothing([...list.addresses.map((principal) => ({ type: 'balance_change', principal })), ...list.edits.map((edit) => editFilter(network, edit))], network);
 	return { name: listHookName(name), version: '1', chain: 'stacks', network, filters: { events }, action: { type: 'http_post', url: `${NOWHERE}${encodeURIComponent(name)}` } } as Definition;
 }
 
@@ -89,17 +97,26 @@ export function addressesOf(hook: Hook): string[] {
 	return addresses;
 }
 
-/** A short digest of a list's addresses, in order. */
-export const listDigest = (addresses: readonly string[]) => createHash('sha256').update(addresses.join('\n')).digest('hex').slice(0, 8);
+/** A list hook's state. */
+export const listStateOf = (hook: Hook): ListState => ({ addresses: addressesOf(hook), edits: editsOf(hook.definition.filters.events as Array<Record<string, unknown>>) });
+
+/** A short digest of a list's addresses, in order, and of its remembered edits. */
+export function listDigest(list: ListState): string {
+	const edits = list.edits.map((edit) => `${edit.listed ? '+' : '-'}${edit.address}@${edit.height}`);
+	return createHash('sha256')
+		.update([...list.addresses, ...(edits.length > 0 ? ['#', ...edits] : [])].join('\n'))
+		.digest('hex')
+		.slice(0, 8);
+}
 
 const IN_N8N = ' | matched in n8n';
 
 /** What a watching hook's name ends with; `inN8n`: its filters select the kinds for any address. */
-export const watchMarker = (name: string, kinds: readonly WatchKind[], addresses: readonly string[], inN8n = false) =>
-	` [watch list: ${name} | ${kinds.join(' ')} | ${listDigest(addresses)}${inN8n ? IN_N8N : ''}]`;
+export const watchMarker = (name: string, kinds: readonly WatchKind[], list: ListState, inN8n = false) =>
+	` [watch list: ${name} | ${kinds.join(' ')} | ${listDigest(list)}${inN8n ? IN_N8N : ''}]`;
 
 /** What the name of a hook watching a typed list ends with when its filters select the kinds for any address. */
-export const typedInN8nMarker = (addresses: readonly string[]) => ` [addresses | ${listDigest(addresses)}${IN_N8N}]`;
+export const typedInN8nMarker = (addresses: readonly string[]) => ` [addresses | ${listDigest({ addresses, edits: [] })}${IN_N8N}]`;
 
 const MARKER = / \[watch list: ([^|\]]+) \| ([^|\]]*) \| ([0-9a-f]{8})( \| matched in n8n)?\]$/;
 
@@ -130,18 +147,22 @@ export const matchedInN8n = (hookName: string) => hookName.endsWith(`${IN_N8N}]`
 export const withoutDigest = (hookName: string) =>
 	hookName.replace(/ \[addresses \| [0-9a-f]{8} \| matched in n8n\]$/, '').replace(/ \| [0-9a-f]{8}( \| matched in n8n)?\]$/, ']');
 
+/** The addresses a watching hook's filters select: the list's and those whose removal is recent (history.ts). */
+const selected = (list: ListState) => [...list.addresses, ...lingering(list.addresses, list.edits)];
+
 /**
- * A watching hook's filters matched in n8n for `addresses` (kinds.ts, broadWatchFilters), when they are fewer than its
+ * A watching hook's filters matched in n8n for `list` (kinds.ts, broadWatchFilters), when they are fewer than its
  * filters of one per address and kind, `perAddress`; undefined otherwise (no address, or nothing to gain).
  */
-export function inN8nFilters(addresses: readonly string[], kinds: readonly WatchKind[], perAddress: readonly EventFilter[]): EventFilter[] | undefined {
-	const broad = addresses.length > 0 ? broadWatchFilters(addresses, kinds) : [];
+export function inN8nFilters(list: ListState, kinds: readonly WatchKind[], network: Network, perAddress: readonly EventFilter[]): EventFilter[] | undefined {
+	const addresses = selected(list);
+	const broad = addresses.length > 0 ? [...broadWatchFilters(addresses, kinds), ...list.edits.map((edit) => editFilter(network, edit))] : [];
 	return broad.length > 0 && broad.length < perAddress.length ? broad : undefined;
 }
 
-/** A watching hook's filters for `addresses`. */
-export function watchingFilters(addresses: readonly string[], kinds: readonly WatchKind[], network: Network): EventFilter[] {
-	return addresses.length > 0 ? watchFilters(addresses, kinds) : [matchNothing(network)];
+/** A watching hook's filters for `list`: one per address and kind, and the list's remembered edits. */
+export function watchingFilters(list: ListState, kinds: readonly WatchKind[], network: Network): EventFilter[] {
+	return orNothing([...watchFilters(selected(list), kinds), ...list.edits.map((edit) => editFilter(network, edit))], network);
 }
 
 export const networkOf = (hook: Hook): Network | undefined => (Object.hasOwn(NETWORKS, hook.definition.network) ? (hook.definition.network as Network) : undefined);

@@ -18,7 +18,7 @@ import type { INodeParameters } from 'n8n-workflow';
 import { type ChainEvent, eventMatches, type EventFilter, movedValue, transactionEvents, transactionMatches } from '../../../nodes/shared/chainEvents';
 import { broadWatchFilters, knownKinds, watchFilters, type WatchKind } from '../../../nodes/shared/watchList/kinds';
 import type { Delivery } from '../../../nodes/StacksHooksTrigger/delivery/shape';
-import { listedTransactionsOf } from '../../../nodes/StacksHooksTrigger/watch/matchedInN8n';
+import { listedTransactionsOf } from '../../../nodes/StacksHooksTrigger/watch/listedTransactions';
 import { WatchedAddresses } from '../../../nodes/StacksHooksTrigger/watch/watchedAddresses';
 import { type DeliveryPayload, makeBlock } from '../../emulator';
 import { testnetAddress } from '../../support/addresses';
@@ -128,22 +128,30 @@ describe('watch list matching', () => {
 		);
 		const parameters = triggerParameters({ watch: 'list', listName: 'deposits', watchFor: ['stxReceived', 'stxSent'], output: 'event' });
 		type Transfer = { sender: string; recipient: string; amount: string };
-		const about = (listed: Set<string>) => (transfer: Transfer) => listed.has(transfer.sender) || listed.has(transfer.recipient);
-		const watchedOf = (listed: Set<string>, { sender, recipient }: Transfer) => [
+		const about = (listed: ReadonlySet<string>) => (transfer: Transfer) => listed.has(transfer.sender) || listed.has(transfer.recipient);
+		const watchedOf = (listed: ReadonlySet<string>, { sender, recipient }: Transfer) => [
 			...(listed.has(sender) ? [{ address: sender, direction: 'out' }] : []),
 			...(listed.has(recipient) ? [{ address: recipient, direction: 'in' }] : []),
 		];
-		// What the runs went through: reorganisations delivered, and undo items among their outputs.
-		const seen = { reorgs: 0, undos: 0 };
+		// What the runs went through: reorganisations delivered, undo items among their outputs, blocks undone after an edit of an address of theirs.
+		const seen = { reorgs: 0, undos: 0, acrossEdits: 0 };
 		await fc.assert(
 			fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 12 }), async (steps) => {
 				emu.reset();
 				// Deliveries to the trigger's unreachable URL fail: the property hands each to webhook() itself.
 				emu.configure({ interruptAfterFailures: 1000 });
 				const staticData = await activateTrigger({}, { parameters, credentials: credentialsFor(emu) });
-				const listed = new Set<string>();
-				// The canonical chain: each block's transfers, and whether the list changed since it came.
-				const chain: Array<{ height: number; hash: string; transfers: Transfer[]; editedSince: boolean }> = [];
+				// Each address's edits, in order, each taking effect above the height of the last block applied (none yet:
+				// at every height). An address is on the list at height h as its last edit taking effect below h says.
+				const edits = new Map<string, Array<{ above: number; listed: boolean }>>();
+				let tip = -1;
+				const listedAt = (height: number) =>
+					new Set(pool.filter((address) => (edits.get(address) ?? []).filter((edit) => edit.above < height).at(-1)?.listed === true));
+				// The canonical chain: each block's transfers.
+				const chain: Array<{ height: number; hash: string; transfers: Transfer[] }> = [];
+				// A block undone whose transfers are about an address edited since it came.
+				const editedSince = (kept: (typeof chain)[number]) =>
+					kept.transfers.some((transfer) => [transfer.sender, transfer.recipient].some((address) => (edits.get(address) ?? []).some((edit) => edit.above >= kept.height)));
 				const applied = new Set<string>();
 				let amount = 0;
 				let fork = 0;
@@ -151,7 +159,6 @@ describe('watch list matching', () => {
 					height,
 					hash: `0x${fork.toString(16).padStart(8, '0')}${height.toString(16).padStart(56, '0')}`,
 					transfers: pairs.map(([sender, recipient]) => ({ sender, recipient, amount: String(++amount) })),
-					editedSince: false,
 				});
 				const input = (kept: (typeof chain)[number]) => ({ height: kept.height, hash: kept.hash, transactions: kept.transfers.map(({ sender, recipient, amount: value }) => ({ kind: 'stx_transfer' as const, sender, recipient, amount: Number(value) })) });
 				const outputs = async (reports: Awaited<ReturnType<typeof emu.injectBlock>>) => {
@@ -168,17 +175,14 @@ describe('watch list matching', () => {
 						const run = await runAction(emu, { resource: 'watchList', operation: current.kind, listName: 'deposits', address: '={{ $json.address }}' }, { items: current.addresses.map((address) => ({ address })) });
 						expect(run.error).toBeUndefined();
 						for (const address of current.addresses) {
-							if (current.kind === 'add') listed.add(address);
-							else listed.delete(address);
+							const now = listedAt(Infinity).has(address);
+							if (now !== (current.kind === 'add')) edits.set(address, [...(edits.get(address) ?? []), { above: tip, listed: !now }]);
 						}
-						for (const kept of chain) kept.editedSince = true;
 						continue;
 					}
-					// A reorganisation only over blocks the list has not changed since: the undo of an event is then about the
-					// addresses listed when it came. Across an edit it is not yet (the service matches a rollback with the hook's
-					// current filters: an address removed since has no undo, one added since an undo of nothing).
+					// Reorganisations across edits too: an undo is about the addresses listed at its block's height, as its apply was.
 					const depth = current.kind === 'reorg' ? Math.min(current.depth, chain.length) : 0;
-					if (current.kind === 'reorg' && (depth === 0 || chain.slice(-depth).some((kept) => kept.editedSince))) continue;
+					if (current.kind === 'reorg' && depth === 0) continue;
 					const undone = chain.splice(chain.length - depth, depth).reverse();
 					fork++;
 					const next = chain.at(-1)?.height ?? 100;
@@ -186,11 +190,15 @@ describe('watch list matching', () => {
 					const added = blocks.map((pairs, i) => block(next + 1 + i, pairs));
 					chain.push(...added);
 					const reports = current.kind === 'block' ? await emu.injectBlock(input(added[0])) : await emu.injectReorg(undone.map(input), added.map(input));
+					tip = added.at(-1)!.height;
 					const items = await outputs(reports);
-					const expected = [
-						...undone.flatMap((kept) => kept.transfers.filter(about(listed)).map((transfer) => ({ direction: 'rollback', ...transfer, watched: watchedOf(listed, transfer) }))),
-						...added.flatMap((kept) => kept.transfers.filter(about(listed)).map((transfer) => ({ direction: 'apply', ...transfer, watched: watchedOf(listed, transfer) }))),
-					];
+					const itemsOf = (direction: string, blocks: typeof chain) =>
+						blocks.flatMap((kept) => {
+							const listed = listedAt(kept.height);
+							if (direction === 'rollback' && editedSince(kept)) seen.acrossEdits++;
+							return kept.transfers.filter(about(listed)).map((transfer) => ({ direction, ...transfer, watched: watchedOf(listed, transfer) }));
+						});
+					const expected = [...itemsOf('rollback', undone), ...itemsOf('apply', added)];
 					const byAmount = (a: { amount: unknown }, b: { amount: unknown }) => Number(a.amount) - Number(b.amount);
 					expect(items.map(shape).sort(byAmount)).toEqual(expected.sort(byAmount));
 					// Each event once; each undo carries the id of the apply it undoes.
@@ -210,6 +218,7 @@ describe('watch list matching', () => {
 		// Not a property that never met its subject: reorganisations came, and undid events about the list.
 		expect(seen.reorgs).toBeGreaterThan(0);
 		expect(seen.undos).toBeGreaterThan(0);
-		console.log(`watch list sequences: ${seen.reorgs} reorganisations, ${seen.undos} undo items`);
+		expect(seen.acrossEdits).toBeGreaterThan(0);
+		console.log(`watch list sequences: ${seen.reorgs} reorganisations, ${seen.undos} undo items, ${seen.acrossEdits} blocks undone after an edit of their addresses`);
 	});
 });

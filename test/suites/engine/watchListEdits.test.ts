@@ -20,6 +20,8 @@ import {
 	useEmulator,
 } from '../../support/engine/fixtures';
 import { testnetAddress } from '../../support/addresses';
+import { editFilter, editsOf, HISTORY_EDITS, HISTORY_HEIGHTS } from '../../../nodes/shared/watchList/history';
+import { watchFilters } from '../../../nodes/shared/watchList/kinds';
 
 useEmulator();
 
@@ -218,6 +220,56 @@ describe('a trigger watching a watch list', () => {
 		expect(await deliver(BOB, ALICE, 21)).toEqual([[{ address: BOB, direction: 'out' }]]);
 	});
 
+	it('undoes across edits what it applied: a removed address\'s events a reorganisation drops, none of an address added after its block', async () => {
+		// Deliveries to the trigger's unreachable URL fail: the test hands each to webhook() itself.
+		const { interruptAfterFailures } = emu.currentConfig();
+		emu.configure({ interruptAfterFailures: 1000 });
+		try {
+			await edit('add', [ALICE]);
+			const staticData = await activate();
+			const run = async (reports: Array<{ payload: DeliveryPayload }>) => {
+				const items = [];
+				for (const { payload } of reports) items.push(...((await deliverToTrigger(payload, staticData, watchingParameters())).response.workflowData?.[0] ?? []));
+				return items.map(({ json }) => [json.direction, json.blockHeight, json.sender, json.watched]);
+			};
+			const block40 = { height: 40, hash: `0x${'a'.repeat(64)}`, transactions: [{ kind: 'stx_transfer' as const, sender: ALICE, recipient: BOB, amount: 1 }] };
+			expect(await run(await emu.injectBlock(block40))).toEqual([['apply', 40, ALICE, [{ address: ALICE, direction: 'out' }]]]);
+			// Above height 40: BOB on the list, ALICE off it. Her filters stay, for her undos.
+			await edit('add', [BOB]);
+			await edit('remove', [ALICE]);
+			expect(triggerHook()!.definition.filters.events).toContainEqual({ type: 'stx_transfer', sender: ALICE });
+			const block41 = { height: 41, hash: `0x${'b'.repeat(64)}`, transactions: [{ kind: 'stx_transfer' as const, sender: ALICE, recipient: BOB, amount: 2 }] };
+			expect(await run(await emu.injectBlock(block41))).toEqual([['apply', 41, ALICE, [{ address: BOB, direction: 'in' }]]]);
+			// Both undone; the new block 40 has a transfer of each. Each undo names what its apply named, the new block 40 the list at 40.
+			const new40 = { height: 40, hash: `0x${'c'.repeat(64)}`, transactions: [{ kind: 'stx_transfer' as const, sender: BOB, recipient: addressNo(5), amount: 3 }, { kind: 'stx_transfer' as const, sender: ALICE, recipient: addressNo(5), amount: 4 }] };
+			expect(await run(await emu.injectReorg([block41, block40], [new40]))).toEqual([
+				['rollback', 41, ALICE, [{ address: BOB, direction: 'in' }]],
+				['rollback', 40, ALICE, [{ address: ALICE, direction: 'out' }]],
+				['apply', 40, ALICE, [{ address: ALICE, direction: 'out' }]],
+			]);
+			// Above 40 ALICE is off the list: her transfer of the new block 41 is cut, BOB's kept.
+			const block42 = { height: 41, transactions: [{ kind: 'stx_transfer' as const, sender: ALICE, recipient: addressNo(5), amount: 5 }, { kind: 'stx_transfer' as const, sender: BOB, recipient: addressNo(5), amount: 6 }] };
+			expect(await run(await emu.injectBlock(block42))).toEqual([['apply', 41, BOB, [{ address: BOB, direction: 'out' }]]]);
+		} finally {
+			emu.configure({ interruptAfterFailures });
+		}
+	});
+
+	it('remembers the newest HISTORY_EDITS edits of an address: a replacement of 1,200 addresses by 10 records the 10 and 990 removals', async () => {
+		const old = Array.from({ length: 1200 }, (_, i) => addressNo(5000 + i));
+		const fresh = Array.from({ length: 10 }, (_, i) => addressNo(9000 + i));
+		await edit('add', old);
+		await activate();
+		await emu.injectBlock({ height: 50, transactions: [{ kind: 'stx_transfer', sender: ALICE, recipient: BOB, amount: 1 }] });
+		await edit('replace', fresh);
+		const edits = editsOf(listHook()!.definition.filters.events);
+		expect(edits).toHaveLength(HISTORY_EDITS);
+		expect(edits.slice(-10)).toEqual(fresh.map((address) => ({ address, listed: true, height: 50 })));
+		expect(edits.slice(0, -10)).toEqual(old.slice(210).map((address) => ({ address, listed: false, height: 50 })));
+		// The trigger's hook: the 10, the 990 removals remembered (for their undos), and the records.
+		expect(triggerHook()!.definition.filters.events).toHaveLength((10 + 990) * 2 + HISTORY_EDITS);
+	});
+
 	it('keeps the list when deactivated, and watches it again, edits made meanwhile included, when activated', async () => {
 		await edit('add', [ALICE]);
 		const staticData = await activate();
@@ -251,16 +303,24 @@ describe('a trigger watching a watch list', () => {
 			const result = await deliverToTrigger(report.payload, staticData, watchingParameters());
 			expect(result.response.workflowData?.[0].map((item) => [item.json.sender, item.json.watched])).toEqual([[listed[5], [{ address: listed[5], direction: 'out' }]]]);
 
-			// Growing on: only the digest in its name changes, no refused request first.
+			// Growing on: only the digest in its name and the edit's record (added above height 30) change, no refused request first.
 			emu.clearRequests();
 			await edit('add', [listed[6]]);
-			expect(triggerHook()!.definition.filters.events).toEqual([{ type: 'stx_transfer' }]);
+			expect(triggerHook()!.definition.filters.events).toEqual([{ type: 'stx_transfer' }, editFilter('testnet', { address: listed[6], listed: true, height: 30 })]);
 			expect(emu.requests.map((request) => request.status)).not.toContain(400);
-			// Shrunk to three addresses: one filter per address and kind again.
+			// Shrunk to three addresses, but the four removed are still watched for a reorganisation's undos: matched in n8n still.
 			await edit('remove', listed.slice(3));
+			expect(triggerHook()!.definition.name).toMatch(/matched in n8n/);
+			// Once the chain is HISTORY_HEIGHTS past those removals, the next edit forgets them: one filter per address and kind again.
+			await emu.injectBlock({ height: 31 + HISTORY_HEIGHTS, transactions: [{ kind: 'stx_transfer', sender: BOB, recipient: ALICE, amount: 3 }] });
+			await edit('remove', [listed[2]]);
 			expect(triggerHook()!.uuid).toBe(uuid);
-			expect(triggerHook()!.definition.filters.events).toHaveLength(6);
 			expect(triggerHook()!.definition.name).not.toMatch(/matched in n8n/);
+			// Two listed and one lately removed, each received and sent; and the removal's record.
+			expect(triggerHook()!.definition.filters.events).toEqual([
+				...watchFilters([listed[0], listed[1], listed[2]], ['stxReceived', 'stxSent']),
+				editFilter('testnet', { address: listed[2], listed: false, height: 31 + HISTORY_HEIGHTS }),
+			]);
 		} finally {
 			emu.configure({ maxFilters: null });
 		}
