@@ -81,6 +81,7 @@ export class Emulator {
 	private readonly config: Config;
 	private readonly limiter = new RateLimiter(() => this.config.rateLimit);
 	private readonly faults = new Faults();
+	private readonly actions: Array<{ match: { method?: string; path?: string | RegExp }; skip: number; action: () => Promise<unknown> }> = [];
 	private readonly client: DeliveryClient;
 	private readonly background = new Set<Promise<unknown>>();
 	private readonly lostAnswers: DeliveryFault[] = [];
@@ -148,7 +149,7 @@ export class Emulator {
 		this.requests.length = 0;
 	}
 
-	/** Drops hooks, blocks, requests, deliveries, faults and rate-limit counters; keeps accounts, secrets and config. */
+	/** Drops hooks, blocks, requests, deliveries, faults, armed actions and rate-limit counters; keeps accounts, secrets and config. */
 	reset(): void {
 		this.store.reset();
 		this.clearRequests();
@@ -158,6 +159,7 @@ export class Emulator {
 		this.stalled.clear();
 		this.streams.clear();
 		this.faults.clear();
+		this.actions.length = 0;
 		this.limiter.clear();
 	}
 
@@ -174,6 +176,14 @@ export class Emulator {
 	/** The next `count` API requests (that match opts.match) are answered with `status` (default 429) instead of being served. */
 	failNext(count: number, status = 429, opts: FaultOptions = {}): void {
 		this.faults.arm(count, { status, ...opts });
+	}
+
+	/**
+	 * Runs `action` (e.g. a block mined) before serving the first API request that matches, past `skip` others that
+	 * match: what happens at the service between two requests of one client's sequence. Once; `reset()` drops it.
+	 */
+	beforeServing(match: { method?: string; path?: string | RegExp; skip?: number }, action: () => Promise<unknown>): void {
+		this.actions.push({ match, skip: match.skip ?? 0, action });
 	}
 
 	/**
@@ -400,6 +410,7 @@ export class Emulator {
 			at: Date.now(),
 		};
 		this.requests.push(record);
+		await this.actionBefore(method, url.pathname);
 		if (this.config.latencyMs > 0) await delay(this.config.latencyMs);
 		const header = request.headers['x-api-key'];
 		const apiKey = Array.isArray(header) ? header[0] : header;
@@ -424,6 +435,15 @@ export class Emulator {
 		if (fault?.drop) return { drop: fault.drop };
 		record.status = reply.status;
 		return { ...reply, headers: { ...rate?.headers, ...reply.headers } };
+	}
+
+	/** The action armed by beforeServing for this request, run and dropped. */
+	private async actionBefore(method: string, path: string): Promise<void> {
+		const armed = this.actions.find(({ match }) => (match.method === undefined || match.method.toUpperCase() === method.toUpperCase()) && (match.path instanceof RegExp ? match.path.test(path) : match.path === undefined || path.includes(match.path)));
+		if (!armed) return;
+		if (armed.skip-- > 0) return;
+		this.actions.splice(this.actions.indexOf(armed), 1);
+		await armed.action();
 	}
 
 	private retryAfter(rate: RateDecision | null): string {

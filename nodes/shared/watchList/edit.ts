@@ -17,7 +17,7 @@
  * address again.
  */
 import type { Definition, Hook } from '../schemas';
-import { listHooks, readHook, registerHook, updateHook } from '../api/hookEndpoints';
+import { evaluateHook, listHooks, readHook, registerHook, updateHook } from '../api/hookEndpoints';
 import type { Connection } from '../transport/connection';
 import type { RequestContext } from '../transport/context';
 import { inTurn } from '../turns';
@@ -40,6 +40,8 @@ export interface EditResult {
 	listHookUuid?: string;
 	/** The hooks watching the list, each updated in place when its filters changed. */
 	watchers: Array<{ uuid: string; name: string; updated: boolean }>;
+	/** Heights evaluated again on the watching hooks: blocks the service evaluated while the edit ran, with addresses added. */
+	replayed?: { from: number; to: number };
 }
 
 const WRITES = 3;
@@ -108,9 +110,36 @@ export async function editList(ctx: RequestContext, connection: Connection, name
 		}
 		// Listed again after the list is written: a trigger activated meanwhile read the list before or after
 		// this write; in the first case its hook is among these.
-		const watchers = await updateWatchers(ctx, connection, await listHooks(ctx, options), name, state, state.addresses.length < before.length);
-		return { before, after: [...state.addresses], ...(list && { listHookUuid: list.uuid }), watchers };
+		const hooksNow = await listHooks(ctx, options);
+		const watchers = await updateWatchers(ctx, connection, hooksNow, name, state, state.addresses.length < before.length);
+		const had = new Set(before);
+		const added = state.addresses.some((address) => !had.has(address));
+		const replayed = await replayMissed(ctx, connection, watchers, tip, evaluatedTip(hooksNow, connection.network), added);
+		return { before, after: [...state.addresses], ...(list && { listHookUuid: list.uuid }), watchers, ...(replayed && { replayed }) };
 	});
+}
+
+/** Heights an edit evaluates again at most, each a request per watching hook. */
+const MAX_REPLAYED = 100;
+
+/**
+ * Blocks the service evaluated while the edit ran (above `tip`, the height it takes effect above, up to `tipNow`,
+ * read before the watching hooks were updated), matched with the list before it: each evaluated again on every hook
+ * watching the list, now that it has the edit, so that the addresses `added` get their events (the others' come again,
+ * with the same ids). A block evaluated between that read and the update is not seen: the service says nothing of it.
+ */
+async function replayMissed(
+	ctx: RequestContext,
+	connection: Connection,
+	watchers: EditResult['watchers'],
+	tip: number | undefined,
+	tipNow: number | undefined,
+	added: boolean,
+): Promise<EditResult['replayed']> {
+	if (!added || tip === undefined || tipNow === undefined || tipNow <= tip || watchers.length === 0) return undefined;
+	const from = Math.max(tip + 1, tipNow - MAX_REPLAYED + 1);
+	for (const { uuid } of watchers) for (let height = from; height <= tipNow; height++) await evaluateHook(ctx, uuid, { block_height: height }, { connection });
+	return { from, to: tipNow };
 }
 
 /**

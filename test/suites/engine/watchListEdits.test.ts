@@ -255,6 +255,28 @@ describe('a trigger watching a watch list', () => {
 		}
 	});
 
+	it('evaluates again a block the service evaluated while an edit ran, so the address it added gets its event there', async () => {
+		const { interruptAfterFailures } = emu.currentConfig();
+		emu.configure({ interruptAfterFailures: 1000 });
+		try {
+			await edit('add', [ALICE]);
+			const staticData = await activate();
+			const { uuid } = triggerHook()!;
+			await emu.injectBlock({ height: 60, transactions: [{ kind: 'stx_transfer', sender: ALICE, recipient: addressNo(5), amount: 1 }] });
+			// Block 61 pays BOB while the edit adding him runs: after it read the tip (60), before it updated the trigger's hook.
+			emu.beforeServing({ method: 'GET', path: /\/me\/$/, skip: 1 }, () => emu.injectBlock({ height: 61, transactions: [{ kind: 'stx_transfer', sender: addressNo(5), recipient: BOB, amount: 2 }] }));
+			emu.clearRequests();
+			await edit('add', [BOB]);
+			expect(emu.requests.map((request) => `${request.method} ${request.path.replace(/[0-9a-f-]{36}/, '{uuid}')}`).slice(-2)).toEqual(['PATCH /hooks/v1/me/{uuid}', 'POST /hooks/v1/me/{uuid}/evaluate']);
+			for (const deadline = Date.now() + 5000; !emu.deliveries.some((report) => report.hookUuid === uuid && report.blockHeight === 61) && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 20));
+			const replay = emu.deliveries.find((report) => report.hookUuid === uuid && report.blockHeight === 61)!;
+			const result = await deliverToTrigger(replay.payload, staticData, watchingParameters());
+			expect(result.response.workflowData?.[0].map((item) => [item.json.blockHeight, item.json.watched])).toEqual([[61, [{ address: BOB, direction: 'in' }]]]);
+		} finally {
+			emu.configure({ interruptAfterFailures });
+		}
+	});
+
 	it('remembers the newest HISTORY_EDITS edits of an address: a replacement of 1,200 addresses by 10 records the 10 and 990 removals', async () => {
 		const old = Array.from({ length: 1200 }, (_, i) => addressNo(5000 + i));
 		const fresh = Array.from({ length: 10 }, (_, i) => addressNo(9000 + i));
