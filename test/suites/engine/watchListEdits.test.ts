@@ -1,8 +1,11 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: it runs in Node, not inside n8n (CONTRIBUTING.md, Commands) */
 /**
  * Watch lists kept at the service and edited live, through n8n-core's engine against the emulator:
  * the Stacks Hooks node's Watch List operations (all items of a run one edit), and a trigger watching
  * the list, whose hook follows each edit in place and whose items name the addresses.
  */
+import { setTimeout as sleep } from 'timers/promises';
+
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { checkDefinition, type DeliveryPayload, makeBlock } from '../../emulator';
@@ -268,7 +271,7 @@ describe('a trigger watching a watch list', () => {
 			emu.clearRequests();
 			await edit('add', [BOB]);
 			expect(emu.requests.map((request) => `${request.method} ${request.path.replace(/[0-9a-f-]{36}/, '{uuid}')}`).slice(-2)).toEqual(['PATCH /hooks/v1/me/{uuid}', 'POST /hooks/v1/me/{uuid}/evaluate']);
-			for (const deadline = Date.now() + 5000; !emu.deliveries.some((report) => report.hookUuid === uuid && report.blockHeight === 61) && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 20));
+			for (const deadline = Date.now() + 5000; !emu.deliveries.some((report) => report.hookUuid === uuid && report.blockHeight === 61) && Date.now() < deadline; ) await sleep(20);
 			const replay = emu.deliveries.find((report) => report.hookUuid === uuid && report.blockHeight === 61)!;
 			const result = await deliverToTrigger(replay.payload, staticData, watchingParameters());
 			expect(result.response.workflowData?.[0].map((item) => [item.json.blockHeight, item.json.watched])).toEqual([[61, [{ address: BOB, direction: 'in' }]]]);
