@@ -4,7 +4,7 @@
  * updated in place when only its filters change (a watch list's edits included),
  * watching addresses, given filters that select the kinds for any address when the
  * service refuses one filter per address and kind as too large (the trigger then
- * matches the list: ../watch/matchedInN8n.ts), replaced (not duplicated) when other parameters change, adopted (not
+ * matches the list: ../watch/listedTransactions.ts), replaced (not duplicated) when other parameters change, adopted (not
  * duplicated) when it exists but was forgotten, and deleted by UUID on
  * deactivation. It never deletes a hook it did not register: only hooks
  * whose action URL is this node's own webhook URL are ever touched.
