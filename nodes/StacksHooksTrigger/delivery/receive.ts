@@ -61,8 +61,8 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookR
 	else if (output === 'event' || watch === 'addresses') watching = watchingOf(node, readWatchParameters(ctx), shape.delivery.event.network as Network, nodeKey(ctx, node));
 	// The service matched the blocks with more than the list at their heights: the kinds for any address (a list too large
 	// for one filter per address), or addresses removed lately (a watch list's remembered edits). The trigger keeps the list's.
-	const cut = watching?.list && (watch === 'list' || matchedInN8n(shape.delivery.chainhook.name ?? ''));
-	const delivery = cut ? listedTransactionsOf(shape.delivery, watching!.list!) : shape.delivery;
+	const list = watching?.list;
+	const delivery = list && (watch === 'list' || matchedInN8n(shape.delivery.chainhook.name ?? '')) ? listedTransactionsOf(shape.delivery, list) : shape.delivery;
 	const items = deliveryToItems(delivery, output, option<RollbackMode>(ctx, node, 'rollbacks', 'include'), watching);
 	const accepted = { received: true, items: items.length };
 	// Nothing left to output (e.g. only rollbacks, ignored): no execution.
