@@ -7,8 +7,9 @@
  * some filter of theirs selects, in the direction that filter names; and through n8n-core's webhook,
  * "One Item per Event" outputs exactly the events about the list. Over random sequences of edits of
  * a watch list (the Stacks Hooks node's Add and Remove), blocks and reorganisations, the trigger outputs
- * exactly the events about the addresses on the list when the block came, each once, and an undo of each
- * that a reorganisation drops, with its id (reorganisations over blocks the list has not changed since). A list matched in n8n (its hook's
+ * exactly the events about the addresses on the list at the block's height (an edit takes effect above the
+ * tip), each once, and an undo of each that a reorganisation drops, with its id, reorganisations across
+ * edits included. A list matched in n8n (its hook's
  * filters select the kinds for any address, the trigger keeps the listed addresses' transactions) keeps
  * exactly the transactions one filter per address and kind would have delivered.
  */
