@@ -398,10 +398,21 @@ describe('A watch list edited live from other workflows', () => {
 		expect(items(executions[3]).map((item) => (item.watched as Array<{ address: string }>)[0].address)).toEqual([added[0], kept[0]]);
 	});
 
+	it('delivers, once each, the transfers to 50 addresses in a block the service evaluated while the edit adding them ran', async () => {
+		const added = range(50_000, 50);
+		// Mined inside the edit: after it read the chain's tip, before the trigger's hook had the 50 (at the edit's second
+		// listing of the hooks). The service matches it with the list before the edit: nothing is sent until the edit evaluates it again.
+		emu.beforeServing({ method: 'GET', path: /\/me\/$/, skip: 1 }, () => emu.injectBlock(transfersTo(added, 5)));
+		expect(await editList('add', added)).toMatchObject({ listSize: 125 });
+		const executions = await n8n.api.waitForExecutions(triggerId, 5);
+		expect(items(executions[4]).map((item) => item.watched)).toEqual(added.map((address) => [{ address, direction: 'in' }]));
+		await expectNoNewExecution(triggerId, 5);
+	});
+
 	it('keeps the list when the trigger is deactivated', async () => {
 		await n8n.api.deactivate(triggerId);
 		expect(liveHook()).toBeUndefined();
-		expect(listHook() && addressesOf(listHook()!)).toHaveLength(75);
+		expect(listHook() && addressesOf(listHook()!)).toHaveLength(125);
 	});
 });
 
