@@ -47,6 +47,9 @@ export const editFilter = (network: Network, edit: ListEdit): EventFilter => ({
 	value: edit.height,
 });
 
+/** The filters recording `edits`, in order. */
+export const editFilters = (network: Network, edits: readonly ListEdit[]): EventFilter[] => edits.map((edit) => editFilter(network, edit));
+
 /** Whether a filter records an edit (and selects nothing). */
 export const isEditFilter = (filter: Record<string, unknown>) =>
 	filter.type === 'nft_burn' && typeof filter.asset_identifier === 'string' && EDIT_ASSET.test(filter.asset_identifier);
@@ -77,17 +80,22 @@ export function recordedEdits(edits: readonly ListEdit[], before: readonly strin
 	return [...edits, ...now].filter((edit) => edit.height >= tip - HISTORY_HEIGHTS).slice(-HISTORY_EDITS);
 }
 
+/** The addresses whose last remembered edit removed them. */
+function removedLast(edits: readonly ListEdit[]): Set<string> {
+	const last = new Map<string, boolean>();
+	for (const edit of edits) last.set(edit.address, edit.listed);
+	return new Set([...last].filter(([, listed]) => !listed).map(([address]) => address));
+}
+
 /** The addresses off the list whose removal is remembered: still in the watching hooks' filters. */
 export function lingering(addresses: readonly string[], edits: readonly ListEdit[]): string[] {
 	const listed = new Set(addresses);
-	const last = new Map<string, boolean>();
-	for (const edit of edits) last.set(edit.address, edit.listed);
-	return [...last].filter(([address, isListed]) => !isListed && !listed.has(address)).map(([address]) => address);
+	return [...removedLast(edits)].filter((address) => !listed.has(address));
 }
 
 /** The addresses of `selected` (a watching hook's) that are on the list now: those not removed last. */
 export function listedNow(selected: Iterable<string>, edits: readonly ListEdit[]): Set<string> {
-	const removed = new Set(lingering([], edits));
+	const removed = removedLast(edits);
 	return new Set([...selected].filter((address) => !removed.has(address)));
 }
 

@@ -27,7 +27,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import type { EventFilter } from '../chainEvents';
 import { BOOT_ADDRESSES, NETWORKS, type Network } from '../constants';
 import type { Definition, Hook } from '../schemas';
-import { editFilter, editsOf, lingering, type ListEdit } from './history';
+import { editFilters, editsOf, lingering, type ListEdit } from './history';
 import { broadWatchFilters, knownKinds, watchFilters, type WatchKind } from './kinds';
 
 const PREFIX = 'n8n watch list: ';
@@ -79,7 +79,7 @@ const NOWHERE = 'https://watch-list.invalid/';
 
 /** The definition of list `name` in state `list`. */
 export function listDefinition(name: string, network: Network, list: ListState): Definition {
-	const events = orNothing([...list.addresses.map((principal) => ({ type: 'balance_change', principal })), ...list.edits.map((edit) => editFilter(network, edit))], network);
+	const events = orNothing([...list.addresses.map((principal) => ({ type: 'balance_change', principal })), ...editFilters(network, list.edits)], network);
 	return { name: listHookName(name), version: '1', chain: 'stacks', network, filters: { events }, action: { type: 'http_post', url: `${NOWHERE}${encodeURIComponent(name)}` } } as Definition;
 }
 
@@ -156,13 +156,13 @@ const selected = (list: ListState) => [...list.addresses, ...lingering(list.addr
  */
 export function inN8nFilters(list: ListState, kinds: readonly WatchKind[], network: Network, perAddress: readonly EventFilter[]): EventFilter[] | undefined {
 	const addresses = selected(list);
-	const broad = addresses.length > 0 ? [...broadWatchFilters(addresses, kinds), ...list.edits.map((edit) => editFilter(network, edit))] : [];
+	const broad = addresses.length > 0 ? [...broadWatchFilters(addresses, kinds), ...editFilters(network, list.edits)] : [];
 	return broad.length > 0 && broad.length < perAddress.length ? broad : undefined;
 }
 
 /** A watching hook's filters for `list`: one per address and kind, and the list's remembered edits. */
 export function watchingFilters(list: ListState, kinds: readonly WatchKind[], network: Network): EventFilter[] {
-	return orNothing([...watchFilters(selected(list), kinds), ...list.edits.map((edit) => editFilter(network, edit))], network);
+	return orNothing([...watchFilters(selected(list), kinds), ...editFilters(network, list.edits)], network);
 }
 
 export const networkOf = (hook: Hook): Network | undefined => (Object.hasOwn(NETWORKS, hook.definition.network) ? (hook.definition.network as Network) : undefined);
