@@ -60,9 +60,10 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookR
 	// A typed list was checked at activation on the credential's network, which is the delivery's.
 	else if (output === 'event' || watch === 'addresses') watching = watchingOf(node, readWatchParameters(ctx), shape.delivery.event.network as Network, nodeKey(ctx, node));
 	// The service matched the blocks with more than the list at their heights: the kinds for any address (a list too large
-	// for one filter per address), or addresses removed lately (a watch list's remembered edits). The trigger keeps the list's.
+	// for one filter per address), or addresses removed lately (a watch list's remembered edits). The trigger keeps the list's;
+	// a hook of one filter per address of a list never edited selects exactly it.
 	const list = watching?.list;
-	const delivery = list && (watch === 'list' || matchedInN8n(shape.delivery.chainhook.name ?? '')) ? listedTransactionsOf(shape.delivery, list) : shape.delivery;
+	const delivery = list && (list.variesByHeight || matchedInN8n(shape.delivery.chainhook.name ?? '')) ? listedTransactionsOf(shape.delivery, list) : shape.delivery;
 	const items = deliveryToItems(delivery, output, option<RollbackMode>(ctx, node, 'rollbacks', 'include'), watching);
 	const accepted = { received: true, items: items.length };
 	// Nothing left to output (e.g. only rollbacks, ignored): no execution.

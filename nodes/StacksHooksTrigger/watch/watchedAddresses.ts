@@ -40,9 +40,14 @@ export class WatchedAddresses {
 		return this.addresses.size;
 	}
 
+	/** Whether edits are remembered: the list is then not the same at every height, and the hook's filters select more than it. */
+	get variesByHeight(): boolean {
+		return this.history?.edited === true;
+	}
+
 	/** The list as it was at `height`: what a block of that height, applied or undone, is matched with. */
 	at(height: number): WatchedAddresses {
-		if (!this.history?.edited || this.height !== undefined) return this;
+		if (!this.variesByHeight || this.height !== undefined) return this;
 		let list = this.byHeight.get(height);
 		if (!list) {
 			// A list kept for many deliveries (listedAddresses.ts) keeps the heights of the last few.
