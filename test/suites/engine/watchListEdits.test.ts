@@ -42,6 +42,20 @@ const watchingParameters = (overrides: INodeParameters = {}) => triggerParameter
 const activate = (staticData: IDataObject = {}, parameters = watchingParameters()) => activateTrigger(staticData, { parameters, credentials: credentialsFor(emu) });
 const triggerHook = () => emu.hooks(API_KEY).find((hook) => hook.definition.name.includes('[watch list: deposits |'));
 
+/**
+ * Runs `test` with the trigger's hook never interrupted: deliveries to its unreachable URL fail, and the test hands
+ * each to webhook() itself. The emulator's setting is put back after (reset() keeps it).
+ */
+async function handingDeliveriesOver(test: () => Promise<void>): Promise<void> {
+	const { interruptAfterFailures } = emu.currentConfig();
+	emu.configure({ interruptAfterFailures: 1000 });
+	try {
+		await test();
+	} finally {
+		emu.configure({ interruptAfterFailures });
+	}
+}
+
 function transfer(sender: string, recipient: string, height: number): DeliveryPayload {
 	return {
 		chainhook: { uuid: triggerHook()!.uuid, name: triggerHook()!.definition.name },
@@ -223,11 +237,8 @@ describe('a trigger watching a watch list', () => {
 		expect(await deliver(BOB, ALICE, 21)).toEqual([[{ address: BOB, direction: 'out' }]]);
 	});
 
-	it('undoes across edits what it applied: a removed address\'s events a reorganisation drops, none of an address added after its block', async () => {
-		// Deliveries to the trigger's unreachable URL fail: the test hands each to webhook() itself.
-		const { interruptAfterFailures } = emu.currentConfig();
-		emu.configure({ interruptAfterFailures: 1000 });
-		try {
+	it('undoes across edits what it applied: a removed address\'s events a reorganisation drops, none of an address added after its block', async () =>
+		handingDeliveriesOver(async () => {
 			await edit('add', [ALICE]);
 			const staticData = await activate();
 			const run = async (reports: Array<{ payload: DeliveryPayload }>) => {
@@ -251,17 +262,12 @@ describe('a trigger watching a watch list', () => {
 				['apply', 40, ALICE, [{ address: ALICE, direction: 'out' }]],
 			]);
 			// Above 40 ALICE is off the list: her transfer of the new block 41 is cut, BOB's kept.
-			const block42 = { height: 41, transactions: [{ kind: 'stx_transfer' as const, sender: ALICE, recipient: addressNo(5), amount: 5 }, { kind: 'stx_transfer' as const, sender: BOB, recipient: addressNo(5), amount: 6 }] };
-			expect(await run(await emu.injectBlock(block42))).toEqual([['apply', 41, BOB, [{ address: BOB, direction: 'out' }]]]);
-		} finally {
-			emu.configure({ interruptAfterFailures });
-		}
-	});
+			const new41 = { height: 41, transactions: [{ kind: 'stx_transfer' as const, sender: ALICE, recipient: addressNo(5), amount: 5 }, { kind: 'stx_transfer' as const, sender: BOB, recipient: addressNo(5), amount: 6 }] };
+			expect(await run(await emu.injectBlock(new41))).toEqual([['apply', 41, BOB, [{ address: BOB, direction: 'out' }]]]);
+		}));
 
-	it('evaluates again a block the service evaluated while an edit ran, so the address it added gets its event there', async () => {
-		const { interruptAfterFailures } = emu.currentConfig();
-		emu.configure({ interruptAfterFailures: 1000 });
-		try {
+	it('evaluates again a block the service evaluated while an edit ran, so the address it added gets its event there', async () =>
+		handingDeliveriesOver(async () => {
 			await edit('add', [ALICE]);
 			const staticData = await activate();
 			const { uuid } = triggerHook()!;
@@ -275,10 +281,7 @@ describe('a trigger watching a watch list', () => {
 			const replay = emu.deliveries.find((report) => report.hookUuid === uuid && report.blockHeight === 61)!;
 			const result = await deliverToTrigger(replay.payload, staticData, watchingParameters());
 			expect(result.response.workflowData?.[0].map((item) => [item.json.blockHeight, item.json.watched])).toEqual([[61, [{ address: BOB, direction: 'in' }]]]);
-		} finally {
-			emu.configure({ interruptAfterFailures });
-		}
-	});
+		}));
 
 	it('remembers the newest HISTORY_EDITS edits of an address: a replacement of 1,200 addresses by 10 records the 10 and 990 removals', async () => {
 		const old = Array.from({ length: 1200 }, (_, i) => addressNo(5000 + i));
