@@ -1,18 +1,15 @@
 /**
- * A Clarity value as the service writes it decoded (its `repr`, e.g.
- * `(tuple (amount u100) (event "mint"))`), as JSON a workflow can map:
- * a tuple is an object, a list an array, integers are strings (a uint128
- * does not fit a JavaScript number), `none` is null, `(some x)` is x,
- * `(ok x)` / `(err x)` are `{ ok: x }` / `{ err: x }`, strings and buffers
- * (`0x…`) are strings, principals lose their quote.
+ * A Clarity value's repr, the text the service sends when a hook asks it to decode values
+ * (`(tuple (amount u100) (event "mint"))`), read straight into the JSON of write.ts.
+ * It reads the text directly, with no value tree in between: a block of prints feels the
+ * difference (npm run bench, 2d-2e).
  *
- * Written by hand: the library that decodes Clarity (@stacks/transactions)
- * would be a runtime dependency, which a community node may not have, and it
- * reads the binary `hex`, not the `repr` the service already decoded.
+ * Written by hand: no library reads this text, and a community node may not have runtime
+ * dependencies. The binary form, which the service sends otherwise, is read by binary.ts.
  */
 import type { IDataObject } from 'n8n-workflow';
 
-export type ClarityJson = string | boolean | null | ClarityJson[] | { [key: string]: ClarityJson };
+import type { ClarityJson } from './write';
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -198,7 +195,7 @@ class Reader {
 }
 
 /** The JSON of a Clarity `repr`; undefined when it is not one this reads. */
-export function clarityToJson(repr: string): ClarityJson | undefined {
+export function jsonOfRepr(repr: string): ClarityJson | undefined {
 	try {
 		const reader = new Reader(repr);
 		const value = reader.value();
