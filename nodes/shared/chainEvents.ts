@@ -12,6 +12,8 @@
  * defensively: a field of the wrong type counts as absent.
  */
 
+import { nftIdOf } from './clarity/sent';
+
 type Json = Readonly<Record<string, unknown>>;
 
 export type Operation = Json;
@@ -51,8 +53,8 @@ export interface ChainEvent {
 	receiver?: string;
 	/** ADDRESS.contract::asset of an FT or NFT. */
 	assetIdentifier?: string;
-	/** An NFT's id as the service wrote it (a Clarity value, e.g. `u42`). */
-	tokenValue?: string;
+	/** An NFT's id as text, whichever way the service wrote it (clarity/sent.ts: `u42`, its hex or 42 are `42`). */
+	tokenId?: string;
 }
 
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -145,7 +147,7 @@ export function transactionEvents(tx: ChainTransaction): ChainEvent[] {
 		const value = action ? movedValue(op) : undefined;
 		if (!action || value === undefined) {
 			const sender = type === 'fee' ? accountOf(op) : undefined;
-			events.push({ type, operation: op, credit: undefined, token: undefined, action: undefined, sender, receiver: undefined, assetIdentifier: undefined, tokenValue: undefined });
+			events.push({ type, operation: op, credit: undefined, token: undefined, action: undefined, sender, receiver: undefined, assetIdentifier: undefined, tokenId: undefined });
 			continue;
 		}
 		const currency = movedCurrency(op);
@@ -181,7 +183,7 @@ export function transactionEvents(tx: ChainTransaction): ChainEvent[] {
 			sender,
 			receiver,
 			assetIdentifier: textOf(meta?.asset_identifier),
-			tokenValue: textOf(meta?.value),
+			tokenId: token === 'nft' ? nftIdOf(meta?.value) : undefined,
 		});
 	}
 	return events;
@@ -236,7 +238,7 @@ export function eventMatches(filter: EventFilter, event: ChainEvent, tx: ChainTr
 				equalsIfGiven(filter.asset_identifier, event.assetIdentifier) &&
 				equalsIfGiven(filter.sender, event.sender) &&
 				equalsIfGiven(filter.receiver, event.receiver) &&
-				(filter.value === undefined || event.tokenValue?.replace(/^u/, '') === String(filter.value))
+				(filter.value === undefined || event.tokenId === String(filter.value))
 			);
 		}
 		case 'contract_deploy':

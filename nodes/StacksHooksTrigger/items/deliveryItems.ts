@@ -8,6 +8,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
+import { readSentValue } from '../../shared/clarity/sent';
 import type { DeliveredBlock, DeliveredTransaction, Delivery } from '../delivery/shape';
 import type { Watching } from '../watch/watching';
 import { type ItemHead as Head, pushEventItems } from './eventItems';
@@ -17,11 +18,22 @@ export type OutputMode = 'transaction' | 'event' | 'block' | 'delivery';
 export type RollbackMode = 'include' | 'ignore';
 type Direction = Head['direction'];
 
-function blockFields(block: DeliveredBlock): Pick<Head, 'blockHeight' | 'blockHash' | 'blockTimestamp'> {
+/** Milliseconds since 1970 from this size on: 10^11 seconds is the year 5138, 10^11 milliseconds 1973. */
+const MILLISECONDS_FROM = 1e11;
+
+/**
+ * A block's time, in seconds and in ISO 8601. Hiro's docs show a block's `timestamp` in seconds
+ * (1757977309); another public serializer writes milliseconds, which are told apart by their size.
+ */
+function blockFields(block: DeliveredBlock): Pick<Head, 'blockHeight' | 'blockHash' | 'blockTimestamp' | 'blockTime'> {
+	const { timestamp } = block;
+	const milliseconds = timestamp === undefined ? undefined : timestamp >= MILLISECONDS_FROM ? timestamp : timestamp * 1000;
+	const time = milliseconds === undefined ? undefined : new Date(milliseconds);
 	return {
 		blockHeight: block.block_identifier.index,
 		blockHash: block.block_identifier.hash,
-		blockTimestamp: block.timestamp ?? null,
+		blockTimestamp: milliseconds === undefined ? null : Math.floor(milliseconds / 1000),
+		blockTime: time && Number.isFinite(time.getTime()) ? time.toISOString() : null,
 	};
 }
 
@@ -38,6 +50,7 @@ function transactionItem(head: Head, tx: DeliveredTransaction): IDataObject {
 		blockHeight: head.blockHeight,
 		blockHash: head.blockHash,
 		blockTimestamp: head.blockTimestamp,
+		blockTime: head.blockTime,
 		txHash: tx.transaction_identifier.hash,
 		txType: metadata.type ?? null,
 		txStatus: metadata.status ?? null,
@@ -45,6 +58,8 @@ function transactionItem(head: Head, tx: DeliveredTransaction): IDataObject {
 		fee: metadata.fee_rate ?? null,
 		nonce: metadata.nonce ?? null,
 		position: (metadata.position as IDataObject | undefined)?.index ?? null,
+		// What the transaction returned, as JSON, whichever way the service encoded it (../../shared/clarity/sent.ts).
+		result: (readSentValue(metadata.result).json ?? null) as IDataObject[string],
 		operations: tx.operations,
 		metadata,
 	};

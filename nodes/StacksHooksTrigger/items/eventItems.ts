@@ -8,7 +8,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { asRecord, type ChainEvent, eventMatches, movedValue, textOf, transactionEvents } from '../../shared/chainEvents';
-import { clarityToJson } from './clarityValue';
+import { readArguments, readSentValue } from '../../shared/clarity/sent';
 import { eventIdOf } from './itemIds';
 import type { DeliveredTransaction } from '../delivery/shape';
 import type { Watching } from '../watch/watching';
@@ -21,16 +21,14 @@ export interface ItemHead {
 	network: string;
 	blockHeight: number;
 	blockHash: string;
+	/** Seconds since 1970 (the service's milliseconds are turned into seconds: deliveryItems.ts). */
 	blockTimestamp: number | null;
+	/** The same instant in ISO 8601, UTC: `2025-09-15T23:01:49.000Z`. */
+	blockTime: string | null;
 }
 
 /** An amount in base units, without the sign the service gives debits. */
 const unsigned = (value: string): string => (value.startsWith('-') ? value.slice(1) : value);
-
-const HEX = /^0x[0-9a-fA-F]*$/;
-
-/** A print's value as JSON: its `repr` decoded, else null. */
-const decoded = (repr: string | undefined): IDataObject[string] => (repr === undefined ? null : ((clarityToJson(repr) ?? null) as IDataObject[string]));
 
 /**
  * One item, written out as a literal of one shape: no object spread from the head, no
@@ -47,24 +45,8 @@ function eventItem(head: ItemHead, tx: DeliveredTransaction, event: ChainEvent, 
 	// movedValue() found the amount and its currency objects.
 	const decimals = amount === undefined || token === 'nft' ? undefined : ((movedOp!.amount as IDataObject).currency as IDataObject).decimals;
 	const isPrint = event.type === 'contract_log';
-	// A print's value: `{hex, repr}` when the service decoded it, else its hex.
-	let value: IDataObject[string] = null;
-	let valueHex: string | null = null;
-	let valueRepr: string | null = null;
-	if (isPrint) {
-		const raw = opMetadata?.value;
-		if (typeof raw !== 'string') {
-			const printed = asRecord(raw);
-			const repr = textOf(printed?.repr);
-			value = decoded(repr);
-			valueHex = textOf(printed?.hex) ?? null;
-			valueRepr = repr ?? null;
-		} else if (HEX.test(raw)) valueHex = raw;
-		else {
-			value = decoded(raw);
-			valueRepr = raw;
-		}
-	}
+	// A print's value, in whichever encoding it came (clarity/sent.ts).
+	const printed = isPrint ? readSentValue(opMetadata?.value) : undefined;
 	const txStatus = textOf(metadata?.status) ?? null;
 	const position = asRecord(metadata?.position)?.index;
 	const index = asRecord(operation.operation_identifier)?.index;
@@ -81,11 +63,12 @@ function eventItem(head: ItemHead, tx: DeliveredTransaction, event: ChainEvent, 
 		recipient: event.receiver ?? null,
 		amount: amount === undefined ? null : unsigned(amount),
 		decimals: typeof decimals === 'number' ? decimals : null,
-		tokenId: token === 'nft' && event.tokenValue !== undefined ? event.tokenValue.replace(/^u(\d+)$/, '$1') : null,
+		tokenId: token === 'nft' ? (event.tokenId ?? null) : null,
+		args: event.type === 'contract_call' ? (readArguments(opMetadata?.args) as IDataObject[] | null) : null,
 		topic: isPrint ? (textOf(opMetadata?.topic) ?? null) : null,
-		value,
-		valueHex,
-		valueRepr,
+		value: (printed?.json ?? null) as IDataObject[string],
+		valueHex: printed?.hex ?? null,
+		valueRepr: printed?.repr ?? null,
 		operationIndex: typeof index === 'number' ? index : null,
 		txHash,
 		txIndex: typeof position === 'number' ? position : null,
@@ -96,6 +79,7 @@ function eventItem(head: ItemHead, tx: DeliveredTransaction, event: ChainEvent, 
 		blockHeight: head.blockHeight,
 		blockHash: head.blockHash,
 		blockTimestamp: head.blockTimestamp,
+		blockTime: head.blockTime,
 		direction: head.direction,
 		hookUuid: head.hookUuid,
 		hookName: head.hookName,
