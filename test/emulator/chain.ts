@@ -1,6 +1,8 @@
 /**
  * Stacks blocks as the service delivers them, built from a short description, and the event
- * filters of a hook definition matched against them.
+ * filters of a hook definition matched against them. A block built here holds everything a
+ * delivery may carry (every Clarity value decoded, every enrichment); options.ts cuts each
+ * delivery down to what its hook asked for.
  *
  * Hashes are derived from the height and position when not given, so a test that builds the
  * same block twice gets the same identifiers.
@@ -21,6 +23,7 @@ import type {
 import { Type, type Static, type TProperties } from '@sinclair/typebox';
 
 import { transactionMatches } from '../../nodes/shared/chainEvents';
+import { clarityPair } from './clarity';
 
 export type Block = StacksBlock;
 export type Transaction = StacksTransaction;
@@ -69,6 +72,7 @@ export const TxInputSchema = Type.Union([
 		contractIdentifier: Text,
 		functionName: Type.Optional(Text),
 		topic: Type.Optional(Text),
+		/** The printed value: its repr (`(tuple (event "mint"))`) or its binary form (`0x0c…`). */
 		value: Type.Optional(Type.String()),
 	}),
 	txInput('coinbase', { altRecipient: Type.Optional(Text) }),
@@ -95,6 +99,9 @@ const BOOT_POX = 'ST000000000000000000002AMW42H.pox-4';
 const NO_COST: StacksExecutionCost = { read_count: 0, read_length: 0, runtime: 0, write_count: 0, write_length: 0 };
 const CALL_COST: StacksExecutionCost = { read_count: 5, read_length: 1500, runtime: 25000, write_count: 2, write_length: 150 };
 const STX: StacksCurrency = { symbol: 'STX', decimals: 6 };
+const OK_TRUE = clarityPair('(ok true)');
+const ERR_U1 = clarityPair('(err u1)');
+const EMPTY_ABI = JSON.stringify({ functions: [], variables: [], maps: [], fungible_tokens: [], non_fungible_tokens: [] });
 
 function hash(...parts: Array<string | number>): string {
 	return `0x${createHash('sha256').update(parts.join(':')).digest('hex')}`;
@@ -178,14 +185,13 @@ function shapeOf(input: TxInput): TxShape {
 			const metadata = {
 				contract_identifier: input.contractIdentifier,
 				clarity_version: 3,
-				...(input.sourceCode === undefined ? {} : { source_code: input.sourceCode }),
+				source_code: input.sourceCode ?? ';; emulated\n',
+				abi: EMPTY_ABI,
 			};
 			return { type: 'contract_deploy', operations: [{ type: 'contract_deploy', account: { address: input.sender }, metadata }], cost: CALL_COST };
 		}
 		case 'contract_log': {
-			const repr = input.value ?? '(tuple (event "emulated"))';
-			// Clarity-looking hex for the repr; not a real serialization.
-			const value = { hex: `0x${Buffer.from(repr, 'utf8').toString('hex')}`, repr };
+			const value = clarityPair(input.value ?? '(tuple (event "emulated"))');
 			const log: OpDraft = { type: 'contract_log', metadata: { contract_identifier: input.contractIdentifier, topic: input.topic ?? 'print', value } };
 			return callTx(input, input.contractIdentifier, 'emit', [log]);
 		}
@@ -230,11 +236,12 @@ function makeTransaction(input: TxInput, blockHashValue: string, index: number, 
 			sponsor_address: null,
 			sponsored: false,
 			position: { index, microblock_identifier: null },
-			result: status === 'success' ? { hex: '0x0703', repr: '(ok true)' } : { hex: '0x080100000000000000000000000000000001', repr: '(err u1)' },
+			result: status === 'success' ? OK_TRUE : ERR_U1,
 			vm_error: null,
 			execution_cost: shape.cost,
 			canonical: true,
 			microblock_canonical: true,
+			post_conditions: { mode: 'allow', post_conditions: [] },
 		},
 	};
 }
@@ -268,6 +275,7 @@ export function makeBlock(input: BlockInput): Block {
 			execution_cost: executionCost,
 			tx_total_size: transactions.length * 180,
 			tx_count: transactions.length,
+			signatures: { signer_bitvec: `0x${height.toString(16).padStart(8, '0')}`, signer_signatures: [hash('signature', height)] },
 		},
 	};
 }

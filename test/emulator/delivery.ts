@@ -2,6 +2,7 @@
 import { Agent, request } from 'undici';
 
 import { matchingTransactions, type Block } from './chain';
+import { asTheHookAsks, type NftIdEncoding } from './options';
 import type { DeliveryPayload, Direction, HookRecord, Network, SecretHeader } from './types';
 
 export const DELIVERY_TIMEOUT_MS = 10_000;
@@ -9,11 +10,16 @@ export const DELIVERY_TIMEOUT_MS = 10_000;
 /** How a report's `error` begins when the receiver did not answer within the delivery time-out. */
 export const NO_ANSWER = 'No answer within';
 
-/** The block cut down to the hook's matching transactions, or null when none match (nothing is sent). */
-export function buildPayload(hook: HookRecord, block: Block, network: Network, direction: Direction): DeliveryPayload | null {
+/** The block cut down to the hook's matching transactions, as its options ask (options.ts); null when none match. */
+function cut(hook: HookRecord, block: Block, nftIds: NftIdEncoding): Block | null {
 	const transactions = matchingTransactions(hook.definition, block);
-	if (transactions.length === 0) return null;
-	const matched: Block = structuredClone({ ...block, transactions });
+	return transactions.length === 0 ? null : asTheHookAsks(structuredClone({ ...block, transactions }), hook.definition.options, nftIds);
+}
+
+/** The block cut down to the hook's matching transactions, or null when none match (nothing is sent). */
+export function buildPayload(hook: HookRecord, block: Block, network: Network, direction: Direction, nftIds: NftIdEncoding): DeliveryPayload | null {
+	const matched = cut(hook, block, nftIds);
+	if (!matched) return null;
 	return {
 		chainhook: { uuid: hook.uuid, name: hook.definition.name },
 		event: { chain: 'stacks', network, apply: direction === 'apply' ? [matched] : [], rollback: direction === 'rollback' ? [matched] : [] },
@@ -24,13 +30,9 @@ export function buildPayload(hook: HookRecord, block: Block, network: Network, d
  * A reorganisation for one hook: the undone blocks (tip first) and the new ones (ascending), each cut down to
  * the hook's matching transactions, blocks without any left out; null when neither list keeps a block.
  */
-export function buildReorgPayload(hook: HookRecord, rollback: Block[], apply: Block[], network: Network): DeliveryPayload | null {
-	const cut = (blocks: Block[]) =>
-		blocks.flatMap((block) => {
-			const transactions = matchingTransactions(hook.definition, block);
-			return transactions.length === 0 ? [] : [structuredClone({ ...block, transactions })];
-		});
-	const event = { chain: 'stacks' as const, network, rollback: cut(rollback), apply: cut(apply) };
+export function buildReorgPayload(hook: HookRecord, rollback: Block[], apply: Block[], network: Network, nftIds: NftIdEncoding): DeliveryPayload | null {
+	const cutAll = (blocks: Block[]) => blocks.flatMap((block) => cut(hook, block, nftIds) ?? []);
+	const event = { chain: 'stacks' as const, network, rollback: cutAll(rollback), apply: cutAll(apply) };
 	if (event.rollback.length === 0 && event.apply.length === 0) return null;
 	return { chainhook: { uuid: hook.uuid, name: hook.definition.name }, event };
 }

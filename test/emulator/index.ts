@@ -20,6 +20,8 @@
  */
 export { startEmulator, type Emulator } from './server';
 export * from './chain';
+export { asTheHookAsks, type NftIdEncoding } from './options';
+export { clarityPair } from './clarity';
 export { checkBlock, checkDefinition, checkDelivery, type SchemaCheck } from './schemas';
 export { API_PREFIXES } from './api';
 export { NO_ANSWER } from './delivery';

@@ -113,6 +113,7 @@ export class Emulator {
 			secretHeader: options.secretHeader ?? 'x-hook-consumer-secret',
 			retryDelaysMs: options.retryDelaysMs ?? [],
 			deliveryTimeoutMs: options.deliveryTimeoutMs ?? DELIVERY_TIMEOUT_MS,
+			nftIds: options.nftIds ?? 'repr',
 		};
 	}
 
@@ -285,7 +286,7 @@ export class Emulator {
 		const meta: Meta = { blockHeight: tip?.block_identifier.index ?? 0, direction: 'reorg' };
 		const sends = this.delivering().map(({ hook }) => {
 			for (const block of applied) recordEvaluation(hook, block.block_identifier.index, Date.now());
-			const payload = buildReorgPayload(hook, undone, applied, this.rules.network);
+			const payload = buildReorgPayload(hook, undone, applied, this.rules.network, this.config.nftIds);
 			for (const block of payload?.event.apply ?? []) recordOccurrence(hook, block.block_identifier.index, Date.now());
 			return payload ? this.streams.enqueue(hook, payload, meta) : null;
 		});
@@ -360,7 +361,7 @@ export class Emulator {
 	private deliver(hook: HookRecord, block: Block, direction: Direction, evaluation = false): Promise<DeliveryReport | null> {
 		const blockHeight = block.block_identifier.index;
 		recordEvaluation(hook, blockHeight, Date.now());
-		const payload = buildPayload(hook, block, this.rules.network, direction);
+		const payload = buildPayload(hook, block, this.rules.network, direction, this.config.nftIds);
 		if (!payload) return Promise.resolve(null);
 		// An occurrence is a match, counted when the block is evaluated, whether or not its delivery then goes through.
 		if (direction === 'apply') recordOccurrence(hook, blockHeight, Date.now());

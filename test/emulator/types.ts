@@ -59,6 +59,8 @@ export interface EmulatorOptions {
 	deliveryCa?: string | Buffer;
 	/** Skip certificate verification on https deliveries. */
 	deliveryInsecure?: boolean;
+	/** How deliveries write an NFT's id: 'repr' (`u42`, as Hiro's filter docs write it; the default) or 'hex' (its binary form). */
+	nftIds?: 'repr' | 'hex';
 	/** Default false: action.url must be https. Only for local demos. */
 	allowHttpWebhooks?: boolean;
 }
@@ -66,7 +68,7 @@ export interface EmulatorOptions {
 export type ConfigPatch = Partial<
 	Pick<
 		EmulatorOptions,
-		'rateLimit' | 'retryAfterSeconds' | 'latencyMs' | 'maxHooksPerAccount' | 'maxRequestBytes' | 'maxFilters' | 'secretHeader' | 'interruptAfterFailures' | 'retryDelaysMs' | 'deliveryTimeoutMs'
+		'rateLimit' | 'retryAfterSeconds' | 'latencyMs' | 'maxHooksPerAccount' | 'maxRequestBytes' | 'maxFilters' | 'secretHeader' | 'interruptAfterFailures' | 'retryDelaysMs' | 'deliveryTimeoutMs' | 'nftIds'
 	>
 >;
 

@@ -135,6 +135,7 @@ const ConfigPatchSchema = strict(
 		interruptAfterFailures: Type.Optional(Type.Integer({ minimum: 1 })),
 		retryDelaysMs: Type.Optional(Type.Array(Type.Integer({ minimum: 0 }), { maxItems: 20 })),
 		deliveryTimeoutMs: Type.Optional(Type.Integer({ minimum: 1 })),
+		nftIds: Type.Optional(Type.Union([Type.Literal('repr'), Type.Literal('hex')])),
 	}),
 );
 

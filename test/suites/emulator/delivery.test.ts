@@ -7,6 +7,7 @@ import { join } from 'node:path';
 
 import {
 	checkDelivery,
+	clarityPair,
 	makeBlock,
 	startEmulator,
 	type DeliveryPayload,
@@ -22,6 +23,7 @@ import {
 	definition,
 	events,
 	FT,
+	NFT,
 	startReceiver,
 	TOKEN,
 	type ApiCall,
@@ -215,6 +217,101 @@ describe('streaming deliveries', () => {
 		const [report] = await emulator.injectBlock({ height: 13, transactions: [transfer(ALICE)] });
 		expect(report.status).toBeNull();
 		expect(report.error).toContain('ECONNREFUSED');
+	});
+});
+
+describe("what a delivery carries, by the hook's options (Hiro's options reference: every option false by default)", () => {
+	const MARKET = `${BOB}.market`;
+	const PRINT = '(tuple (event "listed") (item u42))';
+	/** A block with a print, a call with an argument, a deployment and an NFT transfer. */
+	const block = (height: number) =>
+		makeBlock({
+			height,
+			transactions: [
+				{ kind: 'contract_log', sender: ALICE, contractIdentifier: MARKET, value: PRINT },
+				{ kind: 'contract_call', sender: ALICE, contractIdentifier: MARKET, functionName: 'buy', args: [{ name: 'item', type: 'uint', ...clarityPair('u42') }] },
+				{ kind: 'contract_deploy', sender: ALICE, contractIdentifier: `${ALICE}.new-contract`, sourceCode: '(define-public (hello) (ok true))' },
+				{ kind: 'nft_transfer', sender: ALICE, recipient: BOB, assetIdentifier: NFT, value: 350610 },
+			],
+		});
+	const everything = events(
+		{ type: 'contract_log', contract_identifier: MARKET },
+		{ type: 'contract_call', contract_identifier: MARKET },
+		{ type: 'contract_deploy', sender: ALICE },
+		{ type: 'nft_transfer', asset_identifier: NFT },
+	);
+
+	async function deliveredWith(options: Record<string, boolean>, height: number): Promise<DeliveryPayload> {
+		const answer = await api<HookRecord>('POST', '/me/', { ...definition({ filters: everything, action: { type: 'http_post', url: receiver.url } }), options: { enable_on_registration: true, ...options } });
+		expect(answer.status).toBe(200);
+		await emulator.injectBlock(block(height));
+		const body = receiver.received.at(-1)!.body as DeliveryPayload;
+		expect(checkDelivery(body).errors).toEqual([]);
+		return body;
+	}
+
+	const operation = (body: DeliveryPayload, tx: number, type: string) =>
+		body.event.apply[0].transactions[tx].operations.find((op) => op.type === type) as { metadata: Record<string, unknown> };
+
+	it('sends Clarity values as hex alone, and no enrichment, when the hook sets no option', async () => {
+		const body = await deliveredWith({}, 11);
+		const [print, call, deploy, nft] = body.event.apply[0].transactions;
+		expect(operation(body, 0, 'contract_log').metadata).toMatchObject({ value: clarityPair(PRINT).hex });
+		expect(print.metadata.result).toBe('0x0703');
+		// The arguments as the binary form of their list: (list u42).
+		expect(operation(body, 1, 'contract_call').metadata).toMatchObject({ args: `0x0b00000001${clarityPair('u42').hex.slice(2)}` });
+		expect(call.metadata.post_conditions).toBeUndefined();
+		expect(operation(body, 2, 'contract_deploy').metadata).toEqual({ contract_identifier: `${ALICE}.new-contract`, clarity_version: 3 });
+		expect(deploy.metadata.raw_tx).toBeUndefined();
+		expect(body.event.apply[0].metadata).toBeUndefined();
+		// NFT ids as Hiro's filter docs write them.
+		expect(nft.operations.find((op) => op.type === 'token_transfer')).toMatchObject({ amount: { currency: { metadata: { value: 'u350610' } } } });
+	});
+
+	it('sends {hex, repr} with decode_clarity_values, the repr as Hiro prints it', async () => {
+		const body = await deliveredWith({ decode_clarity_values: true }, 12);
+		expect(operation(body, 0, 'contract_log').metadata).toMatchObject({ value: { hex: clarityPair(PRINT).hex, repr: PRINT } });
+		expect(body.event.apply[0].transactions[0].metadata.result).toEqual({ hex: '0x0703', repr: '(ok true)' });
+		expect(operation(body, 1, 'contract_call').metadata).toMatchObject({ args: [{ name: 'item', type: 'uint', hex: clarityPair('u42').hex, repr: 'u42' }] });
+	});
+
+	it('adds each enrichment only when its option is set', async () => {
+		const body = await deliveredWith(
+			{ include_contract_abi: true, include_contract_source_code: true, include_post_conditions: true, include_block_metadata: true, include_block_signatures: true },
+			13,
+		);
+		expect(operation(body, 2, 'contract_deploy').metadata).toMatchObject({ source_code: '(define-public (hello) (ok true))', abi: expect.any(String) });
+		expect(body.event.apply[0].transactions[1].metadata.post_conditions).toEqual({ mode: 'allow', post_conditions: [] });
+		expect(body.event.apply[0].metadata).toMatchObject({ tx_count: 4, signatures: { signer_signatures: [expect.stringMatching(/^0x/)] } });
+
+		const metadataOnly = await deliveredWith({ include_block_metadata: true }, 14);
+		expect(metadataOnly.event.apply[0].metadata).toMatchObject({ tx_count: 4 });
+		expect(metadataOnly.event.apply[0].metadata!.signatures).toBeUndefined();
+		expect(operation(metadataOnly, 2, 'contract_deploy').metadata).toEqual({ contract_identifier: `${ALICE}.new-contract`, clarity_version: 3 });
+	});
+
+	it("sends NFT ids as their binary form when configured so, and still selects them by a filter's value", async () => {
+		emulator.configure({ nftIds: 'hex' });
+		try {
+			const answer = await api<HookRecord>('POST', '/me/', {
+				...definition({ filters: events({ type: 'nft_transfer', asset_identifier: NFT, value: 350610 }), action: { type: 'http_post', url: receiver.url } }),
+				options: { enable_on_registration: true },
+			});
+			expect(answer.status).toBe(200);
+			await emulator.injectBlock(block(15));
+			expect(receiver.received).toHaveLength(1);
+			const body = receiver.received[0].body as DeliveryPayload;
+			const [nft] = body.event.apply[0].transactions;
+			expect(nft.operations.find((op) => op.type === 'token_transfer')).toMatchObject({ amount: { currency: { metadata: { value: '0x0100000000000000000000000000055992' } } } });
+		} finally {
+			emulator.configure({ nftIds: 'repr' });
+		}
+	});
+
+	it('refuses a print whose value is neither a Clarity repr nor its binary form, naming it', () => {
+		expect(() => makeBlock({ height: 16, transactions: [{ kind: 'contract_log', sender: ALICE, contractIdentifier: MARKET, value: 'hello world' }] })).toThrow(
+			/"hello world" is neither a Clarity value's repr nor its binary form/,
+		);
 	});
 });
 
