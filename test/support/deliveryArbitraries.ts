@@ -4,15 +4,19 @@
  * rollbacks, empty blocks, 0 to 2,000 transactions, Unicode text and unknown extra fields added
  * anywhere; and mutations of them, each breaking one part the trigger reads.
  */
+import { Cl } from '@stacks/transactions';
 import fc from 'fast-check';
 
-import { type DeliveryPayload, makeBlock, type TxInput } from '../emulator';
+import { asTheHookAsks, type Block, type DeliveryPayload, makeBlock, type TxInput } from '../emulator';
+import { clarityValue } from './clarity';
 
 export const ADDRESSES = ['ST1PQHQKV0RJXZFY1DGX8MNSNYVE3VGZJSRTPGZGM', 'ST2CY5V39NHDPWSXMW9QDT3HC3GD6Q6XX4CFRK9AG', 'SP2J6ZY48GV1EZ5V2V5RB9MP66SW86PYKKNRV9EJ7'];
 const CONTRACT = 'SP2J6ZY48GV1EZ5V2V5RB9MP66SW86PYKKNRV9EJ7.token-alex';
 const ASSET = `${CONTRACT}::alex`;
 
 const address = fc.constantFrom(...ADDRESSES);
+/** A print's value, as the emulator takes it: a generated Clarity value's binary form. */
+const printedHex = clarityValue.map(({ cv }) => `0x${Cl.serialize(cv)}`);
 const unicode = fc.string({ unit: 'grapheme', maxLength: 24 });
 const amount = fc.oneof(fc.nat({ max: 1_000_000_000 }), fc.bigInt({ min: 0n, max: 10n ** 30n }).map(String));
 
@@ -30,7 +34,7 @@ export const txInput: fc.Arbitrary<TxInput> = fc.oneof(
 	fc.record({ kind: fc.constant('nft_burn' as const), sender: address, assetIdentifier: fc.constant(ASSET), value: fc.nat() }),
 	fc.record({ kind: fc.constant('contract_call' as const), sender: address, contractIdentifier: fc.constant(CONTRACT), functionName: fc.constantFrom('swap', 'transfer', 'mint') }),
 	fc.record({ kind: fc.constant('contract_deploy' as const), sender: address, contractIdentifier: fc.constant(CONTRACT), sourceCode: fc.option(unicode, { nil: undefined }) }),
-	fc.record({ kind: fc.constant('contract_log' as const), sender: address, contractIdentifier: fc.constant(CONTRACT), value: fc.option(unicode, { nil: undefined }) }),
+	fc.record({ kind: fc.constant('contract_log' as const), sender: address, contractIdentifier: fc.constant(CONTRACT), value: fc.option(printedHex, { nil: undefined }) }),
 	fc.record({ kind: fc.constant('coinbase' as const), sender: address }),
 	fc.record({ kind: fc.constant('tenure_change' as const), sender: address, cause: fc.constantFrom('block_found' as const, 'extended' as const) }),
 );
@@ -46,7 +50,14 @@ const transactions = fc.oneof(
 	},
 );
 
-const block = fc.record({ height: fc.nat({ max: 10_000_000 }), transactions }).map((input) => makeBlock(input));
+/** Block times in seconds (as Hiro's docs show them), and some in milliseconds (as another public serializer writes them). */
+const timestamp = fc.oneof(
+	{ weight: 3, arbitrary: fc.constant(undefined) },
+	{ weight: 1, arbitrary: fc.integer({ min: 1_600_000_000, max: 2_100_000_000 }) },
+	{ weight: 1, arbitrary: fc.integer({ min: 1_600_000_000_000, max: 2_100_000_000_000 }) },
+);
+
+const block = fc.record({ height: fc.nat({ max: 10_000_000 }), timestamp, transactions }).map((input) => makeBlock(input));
 
 const extraKey = fc.string({ minLength: 1, maxLength: 12 }).map((key) => `x_${key}`);
 
@@ -64,16 +75,34 @@ function objectsOf(value: unknown, limit: number, found: Array<Record<string, un
 	return found;
 }
 
+/** The options a hook may set that change what a delivery carries (Clarity values decoded or hex alone, enrichments). */
+const options = fc.record(
+	{
+		decode_clarity_values: fc.boolean(),
+		include_block_metadata: fc.boolean(),
+		include_block_signatures: fc.boolean(),
+		include_contract_abi: fc.boolean(),
+		include_contract_source_code: fc.boolean(),
+		include_post_conditions: fc.boolean(),
+	},
+	{ requiredKeys: [] },
+);
+
 export const delivery: fc.Arbitrary<DeliveryPayload> = fc
 	.record({
 		uuid: fc.uuid({ version: 4 }),
 		name: fc.option(unicode, { nil: undefined }),
 		network: fc.constantFrom('testnet' as const, 'mainnet' as const),
 		apply: fc.array(block, { maxLength: 3 }),
-		rollback: fc.oneof({ weight: 3, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: fc.array(block, { minLength: 1, maxLength: 2 }) }),
+		rollback: fc.oneof({ weight: 3, arbitrary: fc.constant<Block[]>([]) }, { weight: 1, arbitrary: fc.array(block, { minLength: 1, maxLength: 2 }) }),
 		extras,
+		options,
+		nftIds: fc.constantFrom('repr' as const, 'hex' as const),
 	})
-	.map(({ uuid, name, network, apply, rollback, extras: added }) => {
+	.map(({ uuid, name, network, apply: applied, rollback: undone, extras: added, options: asked, nftIds }) => {
+		// As a hook with these options gets it (test/emulator/options.ts).
+		const apply = applied.map((b) => asTheHookAsks(structuredClone(b), asked, nftIds));
+		const rollback = undone.map((b) => asTheHookAsks(structuredClone(b), asked, nftIds));
 		// Through JSON, as a delivery reaches n8n: no object shared between parts (the block builder
 		// shares constants, such as the STX currency, which extras must not touch).
 		const payload = JSON.parse(
@@ -194,6 +223,8 @@ export function expectedBlockFields(payload: DeliveryPayload, direction: 'apply'
 		network: payload.event.network,
 		blockHeight: block.block_identifier.index,
 		blockHash: block.block_identifier.hash,
-		blockTimestamp: block.timestamp,
+		// README: in seconds, a timestamp the service wrote in milliseconds (over 10^11) included, and the same instant in ISO 8601.
+		blockTimestamp: block.timestamp >= 1e11 ? Math.floor(block.timestamp / 1000) : block.timestamp,
+		blockTime: new Date(block.timestamp >= 1e11 ? block.timestamp : block.timestamp * 1000).toISOString(),
 	};
 }

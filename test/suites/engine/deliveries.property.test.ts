@@ -11,6 +11,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { IDataObject } from 'n8n-workflow';
 
 import { checkDelivery, type DeliveryPayload } from '../../emulator';
+import { expectedJson } from '../../support/clarity';
 import { delivery, expectedBlockFields, MUTATIONS, mutatedDelivery } from '../../support/deliveryArbitraries';
 import { activateTrigger, deliverToTrigger, triggerParameters, useEmulator } from '../../support/engine/fixtures';
 import { propertyParameters, replayHint } from '../../support/properties';
@@ -66,6 +67,8 @@ function expectedItems(payload: DeliveryPayload): IDataObject[] {
 			fee: tx.metadata.fee_rate,
 			nonce: tx.metadata.nonce,
 			position: tx.metadata.position.index,
+			// README: what the transaction returned, as JSON, whether the service sent {hex, repr} or the hex alone.
+			result: expectedJson(typeof tx.metadata.result === 'string' ? tx.metadata.result : tx.metadata.result.hex),
 			operations: tx.operations,
 			metadata: tx.metadata,
 		})),

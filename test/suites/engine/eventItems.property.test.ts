@@ -7,189 +7,24 @@
  * the items are exactly the events the service's filter semantics select, in order, each field
  * equal to its source in the raw operation, transaction and block. The test splits operations
  * into events itself, and reads the fields itself; the emulator's matcher is the oracle of which
- * events are selected.
- *
- * And of the Clarity reader behind the items' `value`: generated Clarity values printed as the
- * service prints them (Hiro's decoder, stacks-encoding-native-js, `repr_string`: the Display of
- * the Stacks node) read back as the JSON the README describes; text that is not such a value is
- * undefined.
+ * events are selected. Each delivery comes in one of the encodings the service may use: Clarity
+ * values decoded (`{hex, repr}`) or as hex alone, NFT ids as reprs or as hex. The Clarity readers
+ * themselves are clarity.property.test.ts's.
  */
 import fc from 'fast-check';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { type ClarityJson, clarityToJson } from '../../../nodes/StacksHooksTrigger/items/clarityValue';
 import { eventFilterSchema, EVENT_TYPES, toEventFilters } from '../../../nodes/shared/eventFilters';
-import { type Block, checkDelivery, type DeliveryPayload, type EventFilter, makeBlock, matchingTransactions, type Transaction, type TxInput } from '../../emulator';
+import { asTheHookAsks, type Block, checkDelivery, type DeliveryPayload, type EventFilter, makeBlock, matchingTransactions, type Transaction, type TxInput } from '../../emulator';
+import { expectedJson, type Printed, printedValue } from '../../support/clarity';
+import { Cl } from '@stacks/transactions';
+import { decodeClarityValueToRepr as reprOf } from 'stacks-encoding-native-js';
 import { activateTrigger, deliverToTrigger, triggerParameters, useEmulator } from '../../support/engine/fixtures';
 import { expectedBlockFields } from '../../support/deliveryArbitraries';
 import { propertyParameters, replayHint } from '../../support/properties';
 
 useEmulator();
 jest.setTimeout(5 * 60_000);
-
-// ---------------------------------------------------------------------------
-// Clarity values, printed as the service prints them
-
-interface Printed {
-	repr: string;
-	json: ClarityJson;
-}
-
-const hex = (bytes: Iterable<number>) => Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
-
-/** Rust's std::ascii::escape_default of one byte, as the service escapes string characters. */
-function escapeDefault(byte: number): string {
-	const named: Record<number, string> = { 0x09: '\\t', 0x0d: '\\r', 0x0a: '\\n', 0x5c: '\\\\', 0x27: "\\'", 0x22: '\\"' };
-	if (named[byte] !== undefined) return named[byte];
-	return byte >= 0x20 && byte <= 0x7e ? String.fromCharCode(byte) : `\\x${hex([byte])}`;
-}
-
-/** The UTF-8 bytes of one character. */
-function utf8(char: string): number[] {
-	const code = char.codePointAt(0)!;
-	if (code < 0x80) return [code];
-	if (code < 0x800) return [0xc0 | (code >> 6), 0x80 | (code & 0x3f)];
-	if (code < 0x10000) return [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)];
-	return [0xf0 | (code >> 18), 0x80 | ((code >> 12) & 0x3f), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)];
-}
-
-/** string-ascii: every byte escaped as escape_default escapes it. */
-const asciiRepr = (text: string) => `"${Array.from(text, (char) => escapeDefault(char.charCodeAt(0))).join('')}"`;
-/** string-utf8: one-byte characters escaped as in ASCII, others as `\u{<their UTF-8 bytes in hex>}`. */
-const utf8Repr = (text: string) =>
-	`u"${Array.from(text, (char) => {
-		const bytes = utf8(char);
-		return bytes.length > 1 ? `\\u{${hex(bytes)}}` : escapeDefault(bytes[0]);
-	}).join('')}"`;
-
-const C32 = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
-const c32Text = (length: number) => fc.string({ unit: fc.constantFrom(...C32), minLength: length, maxLength: length });
-const standardPrincipal = fc.tuple(fc.constantFrom('P', 'M', 'T', 'N'), c32Text(39)).map(([version, rest]) => `S${version}${rest}`);
-const contractName = fc.stringMatching(/^[a-zA-Z][a-zA-Z0-9_-]{0,39}$/);
-/** ClarityName, as tuple keys are. */
-const tupleKey = fc.oneof(
-	{ weight: 10, arbitrary: fc.stringMatching(/^[a-zA-Z][a-zA-Z0-9_!?+<>=/*-]{0,11}$/) },
-	{ weight: 1, arbitrary: fc.constantFrom('-', '+', '=', '/', '*', '<', '>', '<=', '>=') },
-);
-
-/** ASCII strings hold letters, digits, punctuation and whitespace (tab, newline, form feed, return, space). */
-const asciiChar = fc.oneof(
-	{ weight: 1, arbitrary: fc.constantFrom('"', '\\', "'", '\t', '\n', '\r', '\f', '(', ')', ' ') },
-	{ weight: 4, arbitrary: fc.integer({ min: 0x21, max: 0x7e }).map((code) => String.fromCharCode(code)) },
-);
-const utf8Char = fc.oneof(
-	{ weight: 2, arbitrary: asciiChar },
-	{ weight: 1, arbitrary: fc.integer({ min: 0, max: 0x7f }).map((code) => String.fromCharCode(code)) },
-	{ weight: 2, arbitrary: fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }) },
-	{ weight: 1, arbitrary: fc.constantFrom('é', '€', '😀', '中', 'ß', '\u00a0', '\u{10ffff}') },
-);
-
-const leaf: fc.Arbitrary<Printed> = fc.oneof(
-	fc.bigInt({ min: 0n, max: 2n ** 128n - 1n }).map((n) => ({ repr: `u${n}`, json: String(n) })),
-	fc.bigInt({ min: -(2n ** 127n), max: 2n ** 127n - 1n }).map((n) => ({ repr: String(n), json: String(n) })),
-	fc.boolean().map((b) => ({ repr: String(b), json: b })),
-	fc.constant({ repr: 'none', json: null }),
-	fc.uint8Array({ maxLength: 34 }).map((bytes) => ({ repr: `0x${hex(bytes)}`, json: `0x${hex(bytes)}` })),
-	fc.string({ unit: asciiChar, maxLength: 24 }).map((text) => ({ repr: asciiRepr(text), json: text })),
-	fc.string({ unit: utf8Char, maxLength: 16 }).map((text) => ({ repr: utf8Repr(text), json: text })),
-	fc.tuple(standardPrincipal, fc.option(contractName, { nil: undefined })).map(([address, name]) => {
-		const principal = name === undefined ? address : `${address}.${name}`;
-		return { repr: `'${principal}`, json: principal };
-	}),
-);
-
-/** A Clarity value as the service prints it, and the JSON it should read as. */
-const clarityValue: fc.Arbitrary<Printed> = fc.letrec<{ value: Printed }>((tie) => ({
-	value: fc.oneof(
-		{ depthSize: 'small', maxDepth: 5 },
-		leaf,
-		tie('value').map((v) => ({ repr: `(some ${v.repr})`, json: v.json })),
-		tie('value').map((v) => ({ repr: `(ok ${v.repr})`, json: { ok: v.json } })),
-		tie('value').map((v) => ({ repr: `(err ${v.repr})`, json: { err: v.json } })),
-		fc.array(tie('value'), { maxLength: 4 }).map((items) => ({
-			repr: `(list${items.map((v) => ` ${v.repr}`).join('')})`,
-			json: items.map((v) => v.json),
-		})),
-		fc.uniqueArray(fc.tuple(tupleKey, tie('value')), { selector: ([key]) => key, minLength: 1, maxLength: 4 }).map((entries) => {
-			// A tuple's fields in the order of its BTreeMap: by the names' bytes.
-			const sorted = [...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-			return {
-				repr: `(tuple${sorted.map(([key, v]) => ` (${key} ${v.repr})`).join('')})`,
-				json: Object.fromEntries(sorted.map(([key, v]) => [key, v.json])),
-			};
-		}),
-	),
-})).value;
-
-/** Text that is not a Clarity value as the service prints one. */
-const NOT_CLARITY = [
-	'',
-	'   ',
-	'hello world',
-	'null',
-	'undefined',
-	'1.5',
-	'-',
-	'u-1',
-	'0xZZ',
-	"'SP",
-	'(tuple (a u1)',
-	'(tuple (a u1)) (b u2)',
-	'(tuple a u1)',
-	'(list u1 u2',
-	'(some u1 u2)',
-	'(some)',
-	'(ok)',
-	'(foo u1)',
-	'"unterminated',
-	'u"unterminated',
-	'"a" "b"',
-	'u1 u2',
-	')',
-	'(',
-	'{a: u1',
-	'{"a": 1}',
-];
-
-describe('the Clarity reader (clarityToJson)', () => {
-	const RUNS = 2000;
-
-	it(`reads ${RUNS.toLocaleString('en')} generated Clarity values, printed as the service prints them, as their JSON`, () => {
-		const seen = { values: 0, longest: 0, escapes: 0, extended: 0 };
-		fc.assert(
-			fc.property(clarityValue, ({ repr, json }) => {
-				expect(clarityToJson(repr)).toEqual(json);
-				// With space around it, as a field may hold it.
-				expect(clarityToJson(` ${repr}\n`)).toEqual(json);
-				seen.values++;
-				seen.longest = Math.max(seen.longest, repr.length);
-				if (/\\[x'"\\]/.test(repr)) seen.escapes++;
-				if (repr.includes('\\u{')) seen.extended++;
-			}),
-			propertyParameters(RUNS),
-		);
-		console.log(
-			`Clarity values: ${seen.values} read back, longest repr ${seen.longest} characters, ${seen.escapes} with escapes, ` +
-				`${seen.extended} with characters beyond ASCII; ${replayHint()}`,
-		);
-	});
-
-	it(`reads ${RUNS.toLocaleString('en')} printed values cut short or followed by more text as no value`, () => {
-		fc.assert(
-			fc.property(clarityValue, fc.constantFrom(' u1', ' x', ')', ' (ok u1)', '"'), ({ repr }, more) => {
-				// A form or a string without its last character is unterminated.
-				if (/[)"]$/.test(repr)) expect(clarityToJson(repr.slice(0, -1))).toBeUndefined();
-				expect(clarityToJson(repr + more)).toBeUndefined();
-			}),
-			propertyParameters(RUNS),
-		);
-		console.log(`Clarity values cut short or followed by more: all undefined; ${replayHint()}`);
-	});
-
-	it.each(NOT_CLARITY.map((text) => [text]))('reads %j, which is not a Clarity value, as undefined', (text) => {
-		expect(clarityToJson(text)).toBeUndefined();
-	});
-});
 
 // ---------------------------------------------------------------------------
 // One Item per Event, over generated blocks and filters
@@ -220,12 +55,10 @@ const maybe = <T>(arbitrary: fc.Arbitrary<T>) => fc.option(arbitrary, { nil: und
 const call = { contractIdentifier: maybe(fc.constantFrom(...CONTRACTS)), functionName: maybe(fc.constantFrom(...FUNCTIONS)) };
 const common = { sender, status, fee };
 
-/** A print's value: a generated Clarity value, text that is not one, or the emulator's default. */
-const printValue: fc.Arbitrary<Printed | undefined> = fc.oneof(
-	{ weight: 4, arbitrary: clarityValue },
-	{ weight: 1, arbitrary: fc.constantFrom(...NOT_CLARITY).map((repr) => ({ repr, json: null })) },
-	{ weight: 1, arbitrary: fc.constant(undefined) },
-);
+/** A print's value: a generated Clarity value (its binary form given to the emulator), or the emulator's default. */
+const printValue: fc.Arbitrary<Printed | undefined> = fc.oneof({ weight: 4, arbitrary: printedValue }, { weight: 1, arbitrary: fc.constant(undefined) });
+/** A call's arguments, as the service sends them decoded. */
+const callArgs = fc.array(printedValue.map(({ hex, repr }) => ({ name: 'arg', type: 'any', hex, repr })), { maxLength: 3 });
 
 interface GeneratedTx {
 	input: TxInput;
@@ -244,7 +77,7 @@ const print: fc.Arbitrary<GeneratedTx> = fc
 		topic: maybe(fc.constantFrom('print', 'event')),
 		printed: printValue,
 	})
-	.map(({ printed, ...input }) => ({ input: { ...input, value: printed?.repr }, print: printed }));
+	.map(({ printed, ...input }) => ({ input: { ...input, value: printed?.hex }, print: printed }));
 
 /** What happens inside a call: movements of STX and tokens, and prints. */
 const effect: fc.Arbitrary<GeneratedTx> = fc.oneof(
@@ -278,6 +111,7 @@ const contractCall = fc.record({
 	...common,
 	contractIdentifier: fc.constantFrom(...CONTRACTS),
 	functionName: fc.constantFrom(...FUNCTIONS),
+	args: maybe(callArgs),
 });
 
 /** One transaction of each of the emulator's 15 kinds. */
@@ -347,17 +181,17 @@ function buildBlock(height: number, hash: string, transactions: GeneratedTransac
 
 interface GeneratedBlock {
 	block: Block;
-	prints: Printed[];
 	/** Its contract calls with several effects. */
 	joined: number;
 }
+
+const hex = (bytes: Uint8Array) => `0x${Buffer.from(bytes).toString('hex')}`;
 
 const block: fc.Arbitrary<GeneratedBlock> = fc
 	// A hash of its own: blocks of one height (a reorganisation's) are told apart by it.
 	.record({ height: fc.nat({ max: 1_000_000 }), hash: fc.uint8Array({ minLength: 32, maxLength: 32 }), transactions: fc.array(transaction, { maxLength: 8 }) })
 	.map(({ height, hash, transactions }) => ({
-		block: buildBlock(height, `0x${hex(hash)}`, transactions),
-		prints: transactions.flatMap(({ parts }) => parts.flatMap((tx) => (tx.print ? [tx.print] : []))),
+		block: buildBlock(height, hex(hash), transactions),
 		joined: transactions.filter(({ parts }) => parts.length > 1).length,
 	}));
 
@@ -393,7 +227,15 @@ const delivery = fc.record({
 	network: fc.constantFrom('testnet' as const, 'mainnet' as const),
 	apply: fc.array(block, { minLength: 1, maxLength: 3 }),
 	rollback: fc.oneof({ weight: 3, arbitrary: fc.constant<GeneratedBlock[]>([]) }, { weight: 1, arbitrary: fc.array(block, { minLength: 1, maxLength: 2 }) }),
+	/** How the service encodes it: Clarity values decoded or as hex alone (the default), NFT ids as reprs or hex. */
+	decode: fc.boolean(),
+	nftIds: fc.constantFrom('repr' as const, 'hex' as const),
+	/** Prints whose value is made something that is not a Clarity value (by position among the delivery's prints). */
+	garbled: fc.array(fc.nat(), { maxLength: 2 }),
 });
+
+/** A value that is not a Clarity value (0xff is no Clarity type), in the delivery's encoding. */
+const notClarity = (decode: boolean) => (decode ? { hex: '0xff00', repr: 'not a value' } : '0xff00');
 
 // Reading the raw delivery, independently of chainEvents.ts and eventItems.ts.
 
@@ -407,7 +249,24 @@ interface RawOp {
 	operation_identifier: { index: number };
 	account?: { address: string };
 	amount?: { value: string; currency: RawCurrency };
-	metadata?: Record<string, unknown> & { value?: { hex: string; repr: string } };
+	metadata?: Record<string, unknown>;
+}
+
+/** A Clarity value as it came: `{hex, repr}` or the hex alone. */
+interface SentValue {
+	hex: string;
+	repr?: string;
+}
+const sentValue = (value: unknown): SentValue => (typeof value === 'string' ? { hex: value } : (value as SentValue));
+
+/** What a print, a result or an argument reads as: its JSON and repr from the Stacks libraries; null when it is not a Clarity value. */
+function expectedValue(value: unknown): { json: IDataObject[string]; repr: string | null } {
+	const { hex, repr } = sentValue(value);
+	try {
+		return { json: expectedJson(hex) as IDataObject[string], repr: repr ?? reprOf(hex) };
+	} catch {
+		return { json: null, repr: repr ?? null };
+	}
 }
 
 const raw = (tx: Transaction) => tx.operations as unknown as RawOp[];
@@ -438,7 +297,7 @@ function eventsOf(tx: Transaction): number[][] {
 const ACTIONS: Record<string, string | undefined> = { token_transfer: 'transfer', token_mint: 'mint', token_burn: 'burn', stx_lock: 'lock' };
 
 /** The item an event must give, every field read from its source. */
-function expectedItem(head: IDataObject, tx: Transaction, ops: RawOp[], prints: Map<string, ClarityJson>): IDataObject {
+function expectedItem(head: IDataObject, tx: Transaction, ops: RawOp[]): IDataObject {
 	const [first] = ops;
 	const action = ACTIONS[first.type];
 	const currency = first.amount?.currency;
@@ -447,8 +306,9 @@ function expectedItem(head: IDataObject, tx: Transaction, ops: RawOp[], prints: 
 	const credit = action === 'transfer' ? ops.find((op) => !isDebit(op)) : undefined;
 	const isFee = first.type === 'fee';
 	const isPrint = first.type === 'contract_log';
-	const print = first.metadata?.value;
-	if (isPrint) expect(prints.has(print!.repr)).toBe(true);
+	const print = isPrint ? expectedValue(first.metadata!.value) : undefined;
+	const nft = token === 'nft' ? String(currency!.metadata!.value) : undefined;
+	const args = first.metadata?.args;
 	const metadata = tx.metadata;
 	return {
 		...head,
@@ -476,19 +336,19 @@ function expectedItem(head: IDataObject, tx: Transaction, ops: RawOp[], prints: 
 		recipient: action === 'mint' ? first.account!.address : (credit?.account!.address ?? null),
 		amount: token || isFee ? (credit ?? first).amount!.value.replace(/^-/, '') : null,
 		decimals: (token && token !== 'nft') || isFee ? currency!.decimals : null,
-		tokenId: token === 'nft' ? currency!.metadata!.value!.replace(/^u/, '') : null,
+		// The emulator's ids are uints: `u42`, or its binary form.
+		tokenId: nft === undefined ? null : nft.startsWith('0x') ? String((Cl.deserialize(nft) as { value: bigint }).value) : nft.replace(/^u/, ''),
+		args: first.type !== 'contract_call' ? null : typeof args === 'string' ? (expectedJson(args) as IDataObject[]) : (args as unknown[]).map((arg) => expectedValue(arg).json),
 		topic: isPrint ? (first.metadata!.topic as string) : null,
-		value: isPrint ? (prints.get(print!.repr) as IDataObject[string]) : null,
-		valueHex: isPrint ? print!.hex : null,
-		valueRepr: isPrint ? print!.repr : null,
+		value: print ? print.json : null,
+		valueHex: print ? sentValue(first.metadata!.value).hex : null,
+		valueRepr: print ? print.repr : null,
 	};
 }
 
 /** The emulator's matcher on a copy of the transaction that holds only this event's operations. */
 const selects = (filters: EventFilter[], block: Block, tx: Transaction, positions: number[]) =>
 	matchingTransactions({ filters: { events: filters } }, { ...block, transactions: [{ ...tx, operations: positions.map((i) => tx.operations[i]) }] }).length === 1;
-
-const EMULATED_PRINT: Printed = { repr: '(tuple (event "emulated"))', json: { event: 'emulated' } };
 
 describe('One Item per Event', () => {
 	const RUNS = 300;
@@ -502,18 +362,20 @@ describe('One Item per Event', () => {
 
 	it(`outputs, for ${RUNS} generated deliveries and filter sets, exactly the selected events, in order, each field from its source`, async () => {
 		const byType = new Map<string, number>();
-		const seen = { deliveries: 0, events: 0, items: 0, failed: 0, empty: 0, multiEffect: 0, filters: 0, unpaired: 0, apart: 0 };
+		const seen = { deliveries: 0, events: 0, items: 0, failed: 0, empty: 0, multiEffect: 0, filters: 0, unpaired: 0, apart: 0, hexPrints: 0, decodedPrints: 0, notClarity: 0, hexIds: 0 };
 		await fc.assert(
 			fc.asyncProperty(delivery, events, fc.constantFrom('include' as const, 'ignore' as const), async (generated, trigger, rollbacks) => {
-				const prints = new Map<string, ClarityJson>([[EMULATED_PRINT.repr, EMULATED_PRINT.json]]);
-				for (const print of [...generated.apply, ...generated.rollback].flatMap((b) => b.prints)) prints.set(print.repr, print.json);
-				// Through JSON, as a delivery reaches n8n.
+				// In the delivery's encoding, as the emulator shapes it (its metadata kept), then through JSON, as it reaches n8n.
+				const options = { decode_clarity_values: generated.decode, include_block_metadata: true };
+				const encoded = (blocks: GeneratedBlock[]) => blocks.map((b) => asTheHookAsks(structuredClone(b.block), options, generated.nftIds));
 				const payload = JSON.parse(
 					JSON.stringify({
 						chainhook: { uuid: generated.uuid, ...(generated.name === undefined ? {} : { name: generated.name }) },
-						event: { chain: 'stacks', network: generated.network, apply: generated.apply.map((b) => b.block), rollback: generated.rollback.map((b) => b.block) },
+						event: { chain: 'stacks', network: generated.network, apply: encoded(generated.apply), rollback: encoded(generated.rollback) },
 					}),
 				) as DeliveryPayload;
+				const printOps = [...payload.event.rollback, ...payload.event.apply].flatMap((b) => b.transactions.flatMap((tx) => tx.operations.filter((op) => op.type === 'contract_log')));
+				for (const at of generated.garbled) if (printOps.length > 0) (printOps[at % printOps.length].metadata as IDataObject).value = notClarity(generated.decode);
 				expect(checkDelivery(payload).errors).toEqual([]);
 				// The filters the trigger registers: each one the service accepts.
 				const filters = toEventFilters(trigger) as unknown as EventFilter[];
@@ -531,7 +393,7 @@ describe('One Item per Event', () => {
 							seen.events++;
 							if (positions.length === 1 && tx.operations[positions[0]].type === 'token_transfer') seen.unpaired++;
 							if (positions.length === 2 && positions[1] > positions[0] + 1) seen.apart++;
-							if (selects(filters, b, tx, positions)) expected.push(expectedItem(head, tx, positions.map((i) => raw(tx)[i]), prints));
+							if (selects(filters, b, tx, positions)) expected.push(expectedItem(head, tx, positions.map((i) => raw(tx)[i])));
 						}
 					}
 				}
@@ -558,7 +420,12 @@ describe('One Item per Event', () => {
 				if (items.length === 0) seen.empty++;
 				seen.failed += items.filter((item) => item.txSucceeded === false).length;
 				seen.multiEffect += [...generated.apply, ...generated.rollback].reduce((sum, b) => sum + b.joined, 0);
-				for (const item of items) byType.set(item.eventType as string, (byType.get(item.eventType as string) ?? 0) + 1);
+				for (const item of items) {
+					byType.set(item.eventType as string, (byType.get(item.eventType as string) ?? 0) + 1);
+					if (item.valueHex === '0xff00') seen.notClarity++;
+					else if (item.eventType === 'contract_log') seen[generated.decode ? 'decodedPrints' : 'hexPrints']++;
+					if (item.tokenId !== null && generated.nftIds === 'hex') seen.hexIds++;
+				}
 			}),
 			propertyParameters(RUNS),
 		);
@@ -566,11 +433,14 @@ describe('One Item per Event', () => {
 		console.log(
 			`event items: ${seen.deliveries} deliveries, ${seen.events} events, ${seen.filters} filters, ${seen.items} items (${types}); ` +
 				`${seen.failed} of failed transactions, ${seen.multiEffect} multi-effect calls, ${seen.unpaired} transfer operations without their pair, ` +
-				`${seen.apart} pairs not side by side, ${seen.empty} deliveries without an item; ${replayHint()}`,
+				`${seen.apart} pairs not side by side, ${seen.empty} deliveries without an item; prints: ${seen.hexPrints} as hex alone, ${seen.decodedPrints} decoded, ` +
+				`${seen.notClarity} not a Clarity value; ${seen.hexIds} NFT ids as hex; ${replayHint()}`,
 		);
 		// Every event type was output at some point, events of failed transactions among them.
 		const everyType = [...EVENT_TYPES.map((type) => type.value).filter((type) => !type.endsWith('_event') && type !== 'balance_change'), 'stx_lock', 'fee'];
 		expect(everyType.filter((type) => !byType.has(type))).toEqual([]);
 		expect(seen.failed).toBeGreaterThan(0);
+		// Both encodings, and values that do not read, reached the output.
+		expect([seen.hexPrints, seen.decodedPrints, seen.notClarity, seen.hexIds].every((n) => n > 0)).toBe(true);
 	});
 });
