@@ -21,6 +21,11 @@ const CONTRIBUTING = 'CONTRIBUTING.md';
 /** Where n8n's "Docs" links and the package's homepage point: the repository's page, which shows the README. */
 const REPOSITORY_PAGE = 'https://github.com/n8n-nodes-stacks-hooks/n8n-nodes-stacks-hooks';
 const README_MAX_BYTES = 30_000;
+/** The topic pages, each reached from the README. */
+const PAGES = fs
+	.readdirSync(path.join(REPO_DIR, 'docs'))
+	.filter((name) => name.endsWith('.md'))
+	.map((name) => `docs/${name}`);
 
 const markdown = new MarkdownIt({ html: true });
 
@@ -108,6 +113,12 @@ describe('the docs', () => {
 	it.each([README, CONTRIBUTING])('%s: every link to a file of the repository or to a heading resolves', (file) => {
 		expect(read(file).links.length).toBeGreaterThan(10);
 		expect(brokenLinks(file)).toEqual([]);
+	});
+
+	it.each(PAGES)('%s: is linked from the README, and links back; every link of it resolves', (page) => {
+		expect(read(README).links.map((link) => link.split('#')[0])).toContain(page);
+		expect(read(page).links.map((link) => link.split('#')[0])).toContain(`../${README}`);
+		expect(brokenLinks(page)).toEqual([]);
 	});
 
 	it("n8n's codex files point their documentation links at README headings that exist", () => {

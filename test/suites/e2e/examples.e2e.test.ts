@@ -171,9 +171,10 @@ describe('stx-transfers-trigger.json', () => {
 });
 
 describe('contract-prints-trigger.json', () => {
-	const MINT = '(tuple (event "mint") (amount u100))';
-	const FAILED = '(tuple (event "transfer") (amount u25))';
-	const BURN = '(tuple (event "burn") (amount u40))';
+	// As the Stacks node prints them: a tuple's keys in order.
+	const MINT = '(tuple (amount u100) (event "mint"))';
+	const FAILED = '(tuple (amount u25) (event "transfer"))';
+	const BURN = '(tuple (amount u40) (event "burn"))';
 
 	it('registers a print hook for the contract, and makes one message per print of a successful transaction', async () => {
 		const workflowId = imported.get('contractPrints')!.id;
@@ -202,6 +203,9 @@ describe('contract-prints-trigger.json', () => {
 		expect(reports.map((report) => [report.hookUuid, report.status])).toEqual([[hook.uuid, 200]]);
 		const hashes = reports[0].payload.event.apply[0].transactions.map((tx) => tx.transaction_identifier.hash);
 		expect(hashes).toHaveLength(3);
+		// The example sets no option, so the service sends each print's value as hex alone (Hiro's options reference).
+		const printed = reports[0].payload.event.apply[0].transactions.map((tx) => tx.operations.find((op) => op.type === 'contract_log')?.metadata);
+		expect(printed.map((metadata) => typeof (metadata as { value?: unknown } | undefined)?.value)).toEqual(['string', 'string', 'string']);
 
 		const [execution] = await n8n.api.waitForExecutions(workflowId, 1);
 		expect(execution.status).toBe('success');
