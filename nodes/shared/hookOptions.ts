@@ -32,7 +32,12 @@ const count = (property: INodeProperties, apiName: string): HookOption => ({
 });
 
 const HOOK_OPTIONS: HookOption[] = [
-	flag('Decode Clarity Values', 'decodeClarityValues', 'decode_clarity_values', 'Whether to add decoded (human-readable) Clarity values next to the hex ones'),
+	flag(
+		'Decode Clarity Values',
+		'decodeClarityValues',
+		'decode_clarity_values',
+		"Whether the service adds each Clarity value's text (e.g. (ok true)) and the arguments' names next to the hex. The Stacks Hooks Trigger reads the hex itself, so its items are the same either way.",
+	),
 	flag('Enable on Registration', 'enableOnRegistration', 'enable_on_registration', 'Whether the hook starts enabled; otherwise it is registered disabled', false),
 	count(
 		{
