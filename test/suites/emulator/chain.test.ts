@@ -7,7 +7,12 @@ import {
 	type EventFilter,
 	type TxInput,
 } from '../../emulator/index';
+import fc from 'fast-check';
+
 import { transactionEvents, transactionMatches } from '../../../nodes/shared/chainEvents';
+import { clarityPair } from '../../emulator/clarity';
+import { expectedJson, printedValue } from '../../support/clarity';
+import { propertyParameters } from '../../support/properties';
 import { ALICE, BOB, CAROL, definition, events, FT, NFT, TOKEN } from './helpers';
 
 const ALL_KINDS: TxInput[] = [
@@ -87,6 +92,31 @@ describe('makeBlock', () => {
 			],
 		});
 		expect(block.transactions.map((tx) => tx.metadata.nonce)).toEqual([0, 0, 1, 9]);
+	});
+});
+
+describe("a print's value, given as a repr or as hex (clarityPair)", () => {
+	it('reads 1,000 generated values as Hiro prints them back to their value: the same repr, the same JSON', () => {
+		fc.assert(
+			fc.property(printedValue, ({ hex, repr, json }) => {
+				expect(clarityPair(hex)).toEqual({ hex, repr });
+				// A buffer's repr looks like hex, and is taken as a binary form (clarity.ts).
+				if (repr.startsWith('0x')) return;
+				const pair = clarityPair(repr);
+				expect(pair.repr).toBe(repr);
+				expect(expectedJson(pair.hex)).toEqual(json);
+			}),
+			propertyParameters(1000),
+		);
+	});
+
+	it('reads tuple keys with dashes, Clarity 2 tuple literals, and escapes', () => {
+		expect(clarityPair('{pool-id: u1, memo: "a\\"b"}').repr).toBe('(tuple (memo "a\\"b") (pool-id u1))');
+		expect(clarityPair('u"caf\\u{c3a9}"').hex).toBe(`0x0e00000005${Buffer.from('café').toString('hex')}`);
+	});
+
+	it('refuses hex that is no Clarity value, rather than hang in the native decoder', () => {
+		expect(() => clarityPair('0x4347edac')).toThrow(/"0x4347edac" is neither a Clarity value's repr nor its binary form: .*Clarity Type: 67/);
 	});
 });
 

@@ -15,10 +15,10 @@ import fc from 'fast-check';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { eventFilterSchema, EVENT_TYPES, toEventFilters } from '../../../nodes/shared/eventFilters';
+import { reprOf } from '../../emulator/clarity';
 import { asTheHookAsks, type Block, checkDelivery, type DeliveryPayload, type EventFilter, makeBlock, matchingTransactions, type Transaction, type TxInput } from '../../emulator';
 import { expectedJson, type Printed, printedValue } from '../../support/clarity';
 import { Cl } from '@stacks/transactions';
-import { decodeClarityValueToRepr as reprOf } from 'stacks-encoding-native-js';
 import { activateTrigger, deliverToTrigger, triggerParameters, useEmulator } from '../../support/engine/fixtures';
 import { expectedBlockFields } from '../../support/deliveryArbitraries';
 import { propertyParameters, replayHint } from '../../support/properties';
