@@ -19,23 +19,48 @@ const PREFIXES: Record<Network, string> = { mainnet: 'SP or SM', testnet: 'ST or
 
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest();
 
-/** The c32 digits of `bytes`, one `0` for each leading zero byte, as c32check writes them. */
+/**
+ * The c32 digits of `bytes`, one `0` for each leading zero byte, as c32check writes them. Five bits
+ * at a time from the last byte, with no BigInt: a block of prints holds many principals
+ * (clarity/binary.ts), and a BigInt division a digit took most of a print's read.
+ */
 function c32encode(bytes: Buffer): string {
-	let value = BigInt(`0x${bytes.toString('hex') || '0'}`);
 	let digits = '';
-	while (value > 0n) {
-		digits = C32[Number(value % 32n)] + digits;
-		value /= 32n;
+	let carry = 0;
+	let bits = 0;
+	for (let i = bytes.length - 1; i >= 0; i--) {
+		carry |= bytes[i] << bits;
+		bits += 8;
+		while (bits >= 5) {
+			digits = C32[carry & 31] + digits;
+			carry >>>= 5;
+			bits -= 5;
+		}
 	}
+	if (bits > 0) digits = C32[carry & 31] + digits;
 	let zeros = 0;
 	while (zeros < bytes.length && bytes[zeros] === 0) zeros++;
-	return '0'.repeat(zeros) + digits;
+	return '0'.repeat(zeros) + digits.replace(/^0+/, '');
 }
+
+/**
+ * Addresses already written, by their version and hash160 (as 21 latin1 characters). The checksum
+ * takes two SHA-256 hashes, most of a principal's read from a value's binary form, and a block names
+ * the same principals again and again. Pure and bounded: emptied when it holds 1,024.
+ */
+const written = new Map<string, string>();
+const WRITTEN_MAX = 1024;
 
 /** The address of a version and a 20-byte hash160, with its checksum. */
 export function stacksAddress(version: number, hash160: Buffer): string {
+	const key = String.fromCharCode(version) + hash160.toString('latin1');
+	const known = written.get(key);
+	if (known !== undefined) return known;
 	const checksum = sha256(sha256(Buffer.concat([Buffer.from([version]), hash160]))).subarray(0, 4);
-	return `S${C32[version]}${c32encode(Buffer.concat([hash160, checksum]))}`;
+	const address = `S${C32[version]}${c32encode(Buffer.concat([hash160, checksum]))}`;
+	if (written.size >= WRITTEN_MAX) written.clear();
+	written.set(key, address);
+	return address;
 }
 
 /** The version and hash160 an address's characters spell, or undefined when they spell none. */

@@ -36,7 +36,8 @@ function tree(hex: string): ClarityValue | undefined {
 export function readSentValue(sent: unknown): ReadValue {
 	const sentText = textOf(sent);
 	const { hex, repr } = typeof sent === 'object' && sent !== null ? (sent as { hex?: unknown; repr?: unknown }) : {};
-	const sentHex = sentText === undefined ? textOf(hex) : isHex(sentText) ? sentText : undefined;
+	// A text that starts with 0x is a binary form (a repr alone never does, but a buffer's: nftIdOf).
+	const sentHex = sentText === undefined ? textOf(hex) : sentText.startsWith('0x') ? sentText : undefined;
 	const sentRepr = sentText === undefined ? textOf(repr) : sentHex === undefined ? sentText : undefined;
 	const json = sentRepr === undefined ? undefined : jsonOfRepr(sentRepr);
 	if (json !== undefined || sentHex === undefined) return { json, hex: sentHex ?? null, repr: sentRepr ?? null };

@@ -68,6 +68,9 @@ function escapeCharacter(char: string): string {
 	return code < 0x80 ? escapeByte(code) : `\\u{${Buffer.from(char, 'utf8').toString('hex')}}`;
 }
 
+/** Printable ASCII that needs no escape: anything else goes through escapeByte. */
+const PLAIN = /^[\x20\x21\x23-\x26\x28-\x5b\x5d-\x7e]*$/;
+
 /** The repr, exactly as the Stacks node prints the value: `(tuple (amount u100) (event "mint"))`. */
 export function toRepr(value: ClarityValue): string {
 	switch (value.type) {
@@ -76,13 +79,13 @@ export function toRepr(value: ClarityValue): string {
 		case 'uint':
 			return `u${value.value}`;
 		case 'bool':
-			return String(value.value);
+			return value.value ? 'true' : 'false';
 		case 'buffer':
 			return value.hex;
 		case 'ascii':
-			return `"${Array.from(value.text, (char) => escapeByte(char.charCodeAt(0))).join('')}"`;
+			return PLAIN.test(value.text) ? `"${value.text}"` : `"${Array.from(value.text, (char) => escapeByte(char.charCodeAt(0))).join('')}"`;
 		case 'utf8':
-			return `u"${Array.from(value.text, escapeCharacter).join('')}"`;
+			return PLAIN.test(value.text) ? `u"${value.text}"` : `u"${Array.from(value.text, escapeCharacter).join('')}"`;
 		case 'principal':
 			return `'${value.principal}`;
 		case 'ok':
@@ -91,9 +94,15 @@ export function toRepr(value: ClarityValue): string {
 			return `(${value.type} ${toRepr(value.value)})`;
 		case 'none':
 			return 'none';
-		case 'list':
-			return value.items.length === 0 ? '(list)' : `(list ${value.items.map(toRepr).join(' ')})`;
-		case 'tuple':
-			return `(tuple ${value.entries.map(([key, item]) => `(${key} ${toRepr(item)})`).join(' ')})`;
+		case 'list': {
+			let repr = '(list';
+			for (const item of value.items) repr += ` ${toRepr(item)}`;
+			return `${repr})`;
+		}
+		case 'tuple': {
+			let repr = '(tuple';
+			for (const [key, item] of value.entries) repr += ` (${key} ${toRepr(item)})`;
+			return `${repr})`;
+		}
 	}
 }
