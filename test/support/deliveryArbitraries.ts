@@ -211,20 +211,3 @@ export const mutatedDelivery: fc.Arbitrary<{ body: unknown; mutation: string }> 
 		}
 		return { body: value === null ? 42 : null, mutation: MUTATIONS[0].name };
 	});
-
-type DeliveredBlock = DeliveryPayload['event']['apply'][number];
-
-/** The fields every item of a block starts with, as README ("What an item looks like") documents them: the oracles' common part. */
-export function expectedBlockFields(payload: DeliveryPayload, direction: 'apply' | 'rollback', block: DeliveredBlock) {
-	return {
-		direction,
-		hookUuid: payload.chainhook.uuid,
-		hookName: payload.chainhook.name ?? null,
-		network: payload.event.network,
-		blockHeight: block.block_identifier.index,
-		blockHash: block.block_identifier.hash,
-		// README: in seconds, a timestamp the service wrote in milliseconds (over 10^11) included, and the same instant in ISO 8601.
-		blockTimestamp: block.timestamp >= 1e11 ? Math.floor(block.timestamp / 1000) : block.timestamp,
-		blockTime: new Date(block.timestamp >= 1e11 ? block.timestamp : block.timestamp * 1000).toISOString(),
-	};
-}

@@ -37,6 +37,8 @@ import {
 	toDelivery,
 } from '../../corpus/toDelivery';
 import { checkDelivery } from '../../emulator/schemas';
+import type { DeliveryPayload } from '../../emulator/types';
+import { expectedBlockFields, expectedEventTransactionFields, expectedTransactionFields } from '../../support/expectedItems';
 import { activateTrigger, deliverToTrigger, triggerParameters, useEmulator } from '../../support/engine/fixtures';
 
 useEmulator();
@@ -181,18 +183,10 @@ const ACTIONS: Record<string, string | undefined> = { token_transfer: 'transfer'
 const unsigned = (value: string) => value.replace(/^-/, '');
 const isoTime = (seconds: number) => new Date(seconds * 1000).toISOString();
 
-/** The fields every item of a block starts with. */
-function head(delivery: Delivery, block: DeliveredBlock): IDataObject {
-	return {
-		direction: 'apply',
-		hookUuid: delivery.chainhook.uuid,
-		hookName: delivery.chainhook.name,
-		network: delivery.event.network,
-		blockHeight: block.block_identifier.index,
-		blockHash: block.block_identifier.hash,
-		blockTimestamp: block.timestamp,
-	};
-}
+/** The fields every item of a block starts with (the corpus's deliveries apply blocks only). */
+const head = (delivery: Delivery, block: DeliveredBlock): IDataObject =>
+	expectedBlockFields(delivery as unknown as DeliveryPayload, 'apply', block as unknown as DeliveryPayload['event']['apply'][number]);
+const transactionOf = (tx: DeliveredTransaction) => tx as unknown as DeliveryPayload['event']['apply'][number]['transactions'][number];
 
 /** Fields compared in tests of their own, so that a failure names the field. */
 const OWN_TEST_FIELDS = ['value', 'valueRepr', 'tokenId', 'args', 'blockTime'] as const;
@@ -225,13 +219,7 @@ function expectedEvent(delivery: Delivery, block: DeliveredBlock, tx: DeliveredT
 		valueRepr: isPrint ? reprOf(meta.value) : null,
 		args: isCall ? argsOf(meta.args, reader) : null,
 		operationIndex: first.operation_identifier.index,
-		txHash: tx.transaction_identifier.hash,
-		txIndex: metadata.position.index,
-		txType: metadata.type,
-		txStatus: metadata.status,
-		txSucceeded: metadata.status === 'success',
-		txSender: metadata.sender_address,
-		blockTime: isoTime(block.timestamp),
+		...expectedEventTransactionFields(transactionOf(tx)),
 	};
 }
 
@@ -239,16 +227,7 @@ function expectedTransaction(delivery: Delivery, block: DeliveredBlock, tx: Deli
 	return {
 		transactionId: `${block.block_identifier.hash}:${tx.transaction_identifier.hash}`,
 		...head(delivery, block),
-		txHash: tx.transaction_identifier.hash,
-		txType: tx.metadata.type,
-		txStatus: tx.metadata.status,
-		sender: tx.metadata.sender_address,
-		fee: tx.metadata.fee_rate,
-		nonce: tx.metadata.nonce,
-		position: tx.metadata.position.index,
-		operations: tx.operations as unknown as IDataObject[],
-		metadata: tx.metadata as unknown as IDataObject,
-		result: reader.json(hexOf(tx.metadata.result)),
+		...expectedTransactionFields(transactionOf(tx), reader.json(hexOf(tx.metadata.result))),
 	};
 }
 

@@ -12,7 +12,8 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { checkDelivery, type DeliveryPayload } from '../../emulator';
 import { expectedJson } from '../../support/clarity';
-import { delivery, expectedBlockFields, MUTATIONS, mutatedDelivery } from '../../support/deliveryArbitraries';
+import { delivery, MUTATIONS, mutatedDelivery } from '../../support/deliveryArbitraries';
+import { expectedBlockFields, expectedTransactionFields } from '../../support/expectedItems';
 import { activateTrigger, deliverToTrigger, triggerParameters, useEmulator } from '../../support/engine/fixtures';
 import { propertyParameters, replayHint } from '../../support/properties';
 
@@ -60,17 +61,8 @@ function expectedItems(payload: DeliveryPayload): IDataObject[] {
 		b.transactions.map((tx) => ({
 			transactionId: `${b.block_identifier.hash}:${tx.transaction_identifier.hash}`,
 			...expectedBlockFields(payload, direction, b),
-			txHash: tx.transaction_identifier.hash,
-			txType: tx.metadata.type,
-			txStatus: tx.metadata.status,
-			sender: tx.metadata.sender_address,
-			fee: tx.metadata.fee_rate,
-			nonce: tx.metadata.nonce,
-			position: tx.metadata.position.index,
 			// README: what the transaction returned, as JSON, whether the service sent {hex, repr} or the hex alone.
-			result: expectedJson(typeof tx.metadata.result === 'string' ? tx.metadata.result : tx.metadata.result.hex),
-			operations: tx.operations,
-			metadata: tx.metadata,
+			...expectedTransactionFields(tx, expectedJson(typeof tx.metadata.result === 'string' ? tx.metadata.result : tx.metadata.result.hex)),
 		})),
 	);
 }

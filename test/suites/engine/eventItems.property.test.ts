@@ -20,7 +20,7 @@ import { asTheHookAsks, type Block, checkDelivery, type DeliveryPayload, type Ev
 import { expectedJson, type Printed, printedValue } from '../../support/clarity';
 import { Cl } from '@stacks/transactions';
 import { activateTrigger, deliverToTrigger, triggerParameters, useEmulator } from '../../support/engine/fixtures';
-import { expectedBlockFields } from '../../support/deliveryArbitraries';
+import { expectedBlockFields, expectedEventTransactionFields } from '../../support/expectedItems';
 import { propertyParameters, replayHint } from '../../support/properties';
 
 useEmulator();
@@ -314,12 +314,7 @@ function expectedItem(head: IDataObject, tx: Transaction, ops: RawOp[]): IDataOb
 		...head,
 		// The contract of the id (README, "What an item looks like"), written out here on its own.
 		eventId: `${head.blockHash as string}:${tx.transaction_identifier.hash}:${first.operation_identifier.index}`,
-		txHash: tx.transaction_identifier.hash,
-		txIndex: metadata.position.index,
-		txType: metadata.type,
-		txStatus: metadata.status,
-		txSucceeded: metadata.status === 'success',
-		txSender: metadata.sender_address,
+		...expectedEventTransactionFields(tx),
 		eventType: token ? `${token}_${action}` : first.type,
 		operationIndex: first.operation_identifier.index,
 		assetIdentifier: token === 'stx' ? 'STX' : token ? currency!.metadata!.asset_identifier : null,
