@@ -4,7 +4,7 @@
  * disturb its figures, and memory is measured with the V8 flags it needs). Prints its table
  * rows as one JSON line, last:
  *
- *   node .build/test/tools/bench/engine.js webhook-time                    2a, 2b, 2d
+ *   node .build/test/tools/bench/engine.js webhook-time                    2a, 2b, 2d, 2f
  *   node --expose-gc --min-semi-space-size=128 --max-semi-space-size=128 \
  *        .build/test/tools/bench/engine.js webhook-memory                  2c, 2e
  *   node .build/test/tools/bench/engine.js getall                          3a, 3b
@@ -27,19 +27,24 @@ import { action, check, credentials, credentialTypes, fmtCount, HOOK_UUID, prepa
 /** The 2,000-transaction block of 2b-2e: a DeFi hook's busy block (payloads.ts, defiDelivery). */
 const BUSY_TX = 2000;
 const busy = defiDelivery(HOOK_UUID, 'bench', 1000, BUSY_TX);
+/** The same block to a hook with no option set: Clarity values as hex alone (the service's default), no block metadata. */
+const busyHex = defiDelivery(HOOK_UUID, 'bench', 1000, BUSY_TX, 'hex');
 
 /** The trigger's parameters of each delivery the rows post: its output, and the filters of its hook. */
 const SMALL = { body: delivery(HOOK_UUID, 'bench', 1000, 1), parameters: { events: { filter: [{ type: 'stx_transfer' }] } }, items: 1 };
 const LARGE = { body: busy.body, parameters: { events: { filter: DEFI_FILTERS } }, items: BUSY_TX };
 const LARGE_EVENTS = { body: busy.body, parameters: { events: { filter: DEFI_FILTERS }, output: 'event' }, items: busy.events };
+const LARGE_EVENTS_HEX = { body: busyHex.body, parameters: { events: { filter: DEFI_FILTERS }, output: 'event' }, items: busyHex.events };
 
 async function webhookTime(): Promise<Row[]> {
 	const small = await prepare(SMALL);
 	const large = await prepare(LARGE);
 	const events = await prepare(LARGE_EVENTS);
+	const eventsHex = await prepare(LARGE_EVENTS_HEX);
 	check(await small.call(), small.items, 'webhook() small');
 	check(await large.call(), large.items, 'webhook() large');
 	check(await events.call(), events.items, 'webhook() large, One Item per Event');
+	check(await eventsHex.call(), eventsHex.items, 'webhook() large, One Item per Event, values as hex alone');
 	const smallPlan = { warmup: 5000, batches: 15, perBatch: 2000 };
 	const largePlan = { warmup: 5, batches: 21, perBatch: 1 };
 	const parseSmall = await timePerCall(() => JSON.parse(small.text), smallPlan);
@@ -48,6 +53,7 @@ async function webhookTime(): Promise<Row[]> {
 	const parseLarge = await timePerCall(() => JSON.parse(large.text), largePlan);
 	const webhookLarge = await timePerCall(large.call, largePlan);
 	const webhookEvents = await timePerCall(events.call, largePlan);
+	const webhookEventsHex = await timePerCall(eventsHex.call, largePlan);
 	return [
 		{
 			id: '2a', what: `trigger webhook() per call, 1-tx delivery (${fmtBytes(small.bytes)}), in process`,
@@ -68,6 +74,13 @@ async function webhookTime(): Promise<Row[]> {
 			raw:
 				`median of ${largePlan.batches} calls (after 5 warm-up calls), the block and JSON.parse of 2b; output 'event', ` +
 				`the hook's filters select ${fmtCount(events.items)} of its events: ${DEFI_EVENTS}`,
+		}, {
+			id: '2f', what: `trigger webhook() per call, One Item per Event, the block of 2d with values as hex alone (${fmtBytes(eventsHex.bytes)})`,
+			figure: fmtMs(webhookEventsHex), reference: `2d (values decoded) ${fmtMs(webhookEvents)}`, ratio: webhookEventsHex / webhookEvents,
+			target: 'info (the hex read where no repr came)', verdict: 'info',
+			raw:
+				`median of ${largePlan.batches} calls (after 5 warm-up calls); the block of 2d to a hook with no option set, the service's default: ` +
+				`every print's value, result and argument as hex alone, read by the trigger itself (nodes/shared/clarity/binary.ts), no block metadata`,
 		},
 	];
 }

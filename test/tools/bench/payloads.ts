@@ -1,5 +1,5 @@
 /** Deliveries as the service posts them (the emulator's block builder), and the names the parts share. */
-import { type Block, type Operation, type TxInput, makeBlock, matchingTransactions } from '../../emulator';
+import { asTheHookAsks, type Block, makeBlock, matchingTransactions, type Operation, type TxInput } from '../../emulator';
 
 export const ALICE = 'ST1PQHQKV0RJXZFY1DGX8MNSNYVE3VGZJSRTPGZGM';
 export const BOB = 'ST2CY5V39NHDPWSXMW9QDT3HC3GD6Q6XX4CFRK9AG';
@@ -7,10 +7,21 @@ export const API_KEY = 'bench-api-key';
 export const SECRET = 'b3e7c0de'.repeat(8);
 export const WRONG_SECRET = `${SECRET.slice(0, -1)}0`;
 
+/**
+ * How the bench's hooks are set up: Clarity values decoded and the block's metadata included, the
+ * payload earlier runs measured (the emulator then sent both to every hook). `hex` is a hook with no
+ * option set, the service's default: values as hex alone, no metadata.
+ */
+export type Encoding = 'decoded' | 'hex';
+const OPTIONS: Record<Encoding, { decode_clarity_values?: boolean; include_block_metadata?: boolean }> = {
+	decoded: { decode_clarity_values: true, include_block_metadata: true },
+	hex: {},
+};
+
 /** What the service posts for a block of `txCount` STX transfers that all match the hook. */
 export function delivery(hookUuid: string, hookName: string, height: number, txCount: number) {
 	const transactions = Array.from({ length: txCount }, (_, i) => ({ kind: 'stx_transfer' as const, sender: ALICE, recipient: BOB, amount: 1_000_000 + i }));
-	return wrap(hookUuid, hookName, makeBlock({ height, transactions }));
+	return wrap(hookUuid, hookName, asTheHookAsks(makeBlock({ height, transactions }), OPTIONS.decoded, 'repr'));
 }
 
 function wrap(hookUuid: string, hookName: string, block: Block) {
@@ -106,8 +117,11 @@ function template(i: number): Template {
 		case 3:
 			return { input: { kind: 'ft_transfer', sender: user, recipient: other, assetIdentifier: SBTC, amount: sats, decimals: 8, functionName: 'transfer' }, events: 1 };
 		case 4: {
-			const memo = `0x${Buffer.from(`order-${i}`).toString('hex')}`;
-			const print = { type: 'contract_log', metadata: { contract_identifier: SBTC_CONTRACT, topic: 'print', value: { hex: `0x0200000008${memo.slice(2)}`, repr: memo } } };
+			const bytes = Buffer.from(`order-${i}`);
+			const memo = `0x${bytes.toString('hex')}`;
+			// The memo as a Clarity buffer: its length in 4 bytes, then its bytes.
+			const hex = `0x02${bytes.length.toString(16).padStart(8, '0')}${memo.slice(2)}`;
+			const print = { type: 'contract_log', metadata: { contract_identifier: SBTC_CONTRACT, topic: 'print', value: { hex, repr: memo } } };
 			return {
 				input: { kind: 'ft_transfer', sender: user, recipient: other, assetIdentifier: SBTC, amount: sats, decimals: 8, functionName: 'transfer' },
 				extra: { ops: [print] },
@@ -144,7 +158,7 @@ export const DEFI_EVENTS =
  * (templates above), and how many items One Item per Event makes of it, counted from the
  * templates, not by the code under test.
  */
-export function defiDelivery(hookUuid: string, hookName: string, height: number, txCount: number) {
+export function defiDelivery(hookUuid: string, hookName: string, height: number, txCount: number, encoding: Encoding = 'decoded') {
 	const templates = Array.from({ length: txCount }, (_, i) => template(i));
 	const block = makeBlock({ height, transactions: templates.map((t) => t.input) });
 	block.transactions.forEach((tx, i) => {
@@ -153,5 +167,5 @@ export function defiDelivery(hookUuid: string, hookName: string, height: number,
 	});
 	const delivered = matchingTransactions({ filters: { events: SERVICE_FILTERS as never } }, block).length;
 	if (delivered !== txCount) throw new Error(`defiDelivery: the filters select ${delivered} of the block's ${txCount} transactions`);
-	return { body: wrap(hookUuid, hookName, block), events: templates.reduce((sum, t) => sum + t.events, 0) };
+	return { body: wrap(hookUuid, hookName, asTheHookAsks(block, OPTIONS[encoding], 'repr')), events: templates.reduce((sum, t) => sum + t.events, 0) };
 }
