@@ -282,10 +282,13 @@ describe('rotate-consumer-secret.json', () => {
 
 /* ------------------------------------------------------------------------------------------ */
 
+/** Set by `npm run screenshots`: the README's pictures are drawn anew into test/examples/screenshots/. */
+const REFRESH_README_SCREENSHOTS = process.env.STACKS_HOOKS_SCREENSHOTS === '1';
+
 /**
- * Saves a screenshot in test/artifacts/ and, for the README's pictures, in test/examples/screenshots/
- * too: every run of the browser check draws them anew from the current code, so the README cannot
- * show an editor or an item the code no longer makes (commit them when they changed).
+ * Saves a screenshot in test/artifacts/ (not tracked). The README's pictures go to
+ * test/examples/screenshots/ too, but only under `npm run screenshots`: a test run leaves tracked
+ * files as they are, and the command redraws them from the current code when it changed what they show.
  */
 async function screenshot(browser: EditorBrowser, name: string, forReadme = false): Promise<void> {
 	fs.mkdirSync(ARTIFACTS, { recursive: true });
@@ -293,7 +296,7 @@ async function screenshot(browser: EditorBrowser, name: string, forReadme = fals
 	await browser.page.mouse.move(1, 1); // no hover effects in the picture
 	await browser.page.screenshot({ path: file });
 	const readmeCopy = path.join(README_SCREENSHOTS, name);
-	if (forReadme) {
+	if (forReadme && REFRESH_README_SCREENSHOTS) {
 		fs.mkdirSync(README_SCREENSHOTS, { recursive: true });
 		fs.copyFileSync(file, readmeCopy);
 	}
