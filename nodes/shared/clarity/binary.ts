@@ -177,9 +177,6 @@ function bytesOf(hex: string): Buffer | undefined {
 	return bytes.length * 2 === hex.length - 2 ? bytes : undefined;
 }
 
-/** Whether `text` has the look of a serialized value: `0x`, then whole bytes of hex. */
-export const isHex = (text: string): boolean => bytesOf(text) !== undefined;
-
 /**
  * The Clarity value the hex serializes. Throws a ClarityHexError when the text is not hex, or the
  * bytes are not exactly one Clarity value (a type byte that is none, a value cut short, bytes left over).

@@ -6,7 +6,7 @@
  * - a repr alone, `"u42"`, as Hiro's filter docs write an NFT's id.
  * Each reads to the same JSON (write.ts), so a workflow sees the same item whichever came.
  */
-import { type ClarityValue, isHex, readClarityHex } from './binary';
+import { type ClarityValue, readClarityHex } from './binary';
 import { jsonOfRepr } from './repr';
 import { type ClarityJson, toJson, toRepr } from './write';
 
@@ -60,7 +60,7 @@ export function nftIdOf(sent: unknown): string | undefined {
 	}
 	if (typeof sent !== 'string') return undefined;
 	if (/^u\d+$/.test(sent)) return sent.slice(1);
-	const value = isHex(sent) ? tree(sent) : undefined;
+	const value = sent.startsWith('0x') ? tree(sent) : undefined;
 	if (value === undefined) return sent;
 	return value.type === 'int' || value.type === 'uint' ? value.value.toString() : toRepr(value);
 }
