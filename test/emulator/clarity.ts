@@ -130,6 +130,15 @@ class ReprReader {
 	}
 }
 
+/** The binary form of a value given as its repr or its binary form (lower-cased). */
+function hexOf(value: string): string {
+	if (HEX.test(value)) return value.toLowerCase();
+	const reader = new ReprReader(value);
+	const cv = reader.value();
+	reader.end();
+	return `0x${Cl.serialize(cv)}`;
+}
+
 /**
  * A value given as its repr (`(tuple (event "mint") (amount u100))`) or its binary form (`0x0c…`),
  * with both. The repr is Hiro's printing, so a tuple's keys come in the node's order. Throws, naming
@@ -138,13 +147,7 @@ class ReprReader {
  */
 export function clarityPair(value: string): ClarityPair {
 	try {
-		let hex = value.toLowerCase();
-		if (!HEX.test(value)) {
-			const reader = new ReprReader(value);
-			const cv = reader.value();
-			reader.end();
-			hex = `0x${Cl.serialize(cv)}`;
-		}
+		const hex = hexOf(value);
 		return { hex, repr: reprOf(hex) };
 	} catch (error) {
 		throw new Error(`${JSON.stringify(value)} is neither a Clarity value's repr nor its binary form: ${error instanceof Error ? error.message : String(error)}`);
@@ -167,5 +170,5 @@ export function listHex(hexes: readonly string[]): string {
 	return `0x0b${count.toString('hex')}${hexes.map((hex) => hex.slice(2)).join('')}`;
 }
 
-/** The binary form of an NFT id given as a repr (`u42`). */
-export const serialized = (repr: string): string => clarityPair(repr).hex;
+/** The binary form of an NFT id given as a repr (`u42`); no repr is printed for it. */
+export const serialized = (repr: string): string => hexOf(repr);
