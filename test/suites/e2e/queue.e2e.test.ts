@@ -527,9 +527,17 @@ describe('each process at its job (queue mode, one execution at a time a worker)
 			const healedBy = () => [...logs.entries()].filter(([, lines]) => lines.some((line) => line.includes(`enabled hook ${hook.uuid} again by the health check`))).map(([name]) => name);
 			for (const deadline = Date.now() + 5_000; healedBy().length === 0 && Date.now() < deadline; ) await sleep(100);
 			expect(healedBy()).toEqual(['main']);
-			expect((await emu.injectBlock(transfers(1)))[0].status).toBe(200);
+			const [report] = await emu.injectBlock(transfers(1));
+			expect(report.status).toBe(200);
 			executions += 1;
-			expect(await main.api.waitForExecutions(workflowId, executions, SLOW)).toHaveLength(executions);
+			const done = await main.api.waitForExecutions(workflowId, executions, SLOW);
+			// The block ran, once. The check that healed the hook may also save a failed execution: an alert that block
+			// 5004 was taken again and again, which the test above caused by posting it 40 times with other transactions
+			// (whether it fires depends on how many of those the restarted process answered). So runs are counted by block.
+			const blockHash = report.payload.event.apply[0].block_identifier.hash;
+			const runs = done.filter((execution) => execution.mode === 'webhook' && itemsOf(execution).some((item) => item.blockHash === blockHash));
+			expect(runs.map((execution) => execution.status)).toEqual(['success']);
+			executions = done.length;
 		});
 
 		it('delivers a test event to the main process, which runs it: the load balancer sends /webhook-test/ there', async () => {
