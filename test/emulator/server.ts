@@ -26,6 +26,9 @@ const CONTROL_BODY_LIMIT = 64 * 1024 * 1024;
 /** A dropped answer: none is sent ('hang'), or the connection is destroyed ('reset'). */
 type Dropped = { drop: 'hang' | 'reset' };
 
+/** Which API requests an armed action waits for: by method, and by a part of the path or a pattern of it. */
+export type RequestMatch = { method?: string; path?: string | RegExp };
+
 type Config = Required<Omit<ConfigPatch, 'retryAfterSeconds' | 'rateLimit' | 'maxFilters'>> & { rateLimit: RateLimit | null; retryAfterSeconds?: number; maxFilters: number | null };
 
 /** A delivery fault: the next `count` deliveries (to one hook, or any) lose their answer, or are dropped without a word. */
@@ -81,7 +84,7 @@ export class Emulator {
 	private readonly config: Config;
 	private readonly limiter = new RateLimiter(() => this.config.rateLimit);
 	private readonly faults = new Faults();
-	private readonly actions: Array<{ match: { method?: string; path?: string | RegExp }; skip: number; action: () => Promise<unknown> }> = [];
+	private readonly actions: Array<{ match: RequestMatch; skip: number; when: 'before' | 'after'; action: () => Promise<unknown> }> = [];
 	private readonly client: DeliveryClient;
 	private readonly background = new Set<Promise<unknown>>();
 	private readonly lostAnswers: DeliveryFault[] = [];
@@ -183,8 +186,27 @@ export class Emulator {
 	 * Runs `action` (e.g. a block mined) before serving the first API request that matches, past `skip` others that
 	 * match: what happens at the service between two requests of one client's sequence. Once; `reset()` drops it.
 	 */
-	beforeServing(match: { method?: string; path?: string | RegExp; skip?: number }, action: () => Promise<unknown>): void {
-		this.actions.push({ match, skip: match.skip ?? 0, action });
+	beforeServing(match: RequestMatch & { skip?: number }, action: () => Promise<unknown>): void {
+		this.actions.push({ match, skip: match.skip ?? 0, when: 'before', action });
+	}
+
+	/**
+	 * Runs `action` once the first API request that matches (past `skip` others) has been served, before its answer
+	 * leaves: what happens at the service just after a request took effect. The answer is as the request left things.
+	 */
+	afterServing(match: RequestMatch & { skip?: number }, action: () => Promise<unknown>): void {
+		this.actions.push({ match, skip: match.skip ?? 0, when: 'after', action });
+	}
+
+	/**
+	 * A block mined at the service just before (or after) it serves the API request `match` picks (past `skip`
+	 * others that match): the hooks delivering then evaluate it, without waiting for the deliveries, which
+	 * `settled()` and `deliveries` show. What a test places at every point of a client's sequence of requests.
+	 */
+	mineAt(match: RequestMatch & { skip?: number }, when: 'before' | 'after', input: BlockInput | Block): void {
+		const mine = async () => void this.injectBlock(input).catch(() => undefined);
+		if (when === 'before') this.beforeServing(match, mine);
+		else this.afterServing(match, mine);
 	}
 
 	/**
@@ -411,7 +433,7 @@ export class Emulator {
 			at: Date.now(),
 		};
 		this.requests.push(record);
-		await this.actionBefore(method, url.pathname);
+		await this.armedAction('before', method, url.pathname);
 		if (this.config.latencyMs > 0) await delay(this.config.latencyMs);
 		const header = request.headers['x-api-key'];
 		const apiKey = Array.isArray(header) ? header[0] : header;
@@ -433,14 +455,29 @@ export class Emulator {
 					if (!found) throw new HttpError(404, `No endpoint at ${url.pathname}`);
 					return found.handler(this, { query: url.searchParams, body: jsonBody(request, raw, limit), account }, found.params);
 				});
+		if (this.armed('after', method, url.pathname)) {
+			// The answer as the request left things, not as the action leaves them.
+			if (reply.body !== undefined) reply.body = JSON.parse(JSON.stringify(reply.body));
+			await this.armedAction('after', method, url.pathname);
+		}
 		if (fault?.drop) return { drop: fault.drop };
 		record.status = reply.status;
 		return { ...reply, headers: { ...rate?.headers, ...reply.headers } };
 	}
 
-	/** The action armed by beforeServing for this request, run and dropped. */
-	private async actionBefore(method: string, path: string): Promise<void> {
-		const armed = this.actions.find(({ match }) => (match.method === undefined || match.method.toUpperCase() === method.toUpperCase()) && (match.path instanceof RegExp ? match.path.test(path) : match.path === undefined || path.includes(match.path)));
+	/** The first action armed (beforeServing, afterServing) for this point of this request. */
+	private armed(when: 'before' | 'after', method: string, path: string) {
+		return this.actions.find(
+			(armed) =>
+				armed.when === when &&
+				(armed.match.method === undefined || armed.match.method.toUpperCase() === method.toUpperCase()) &&
+				(armed.match.path instanceof RegExp ? armed.match.path.test(path) : armed.match.path === undefined || path.includes(armed.match.path)),
+		);
+	}
+
+	/** The action armed for this point of this request, run and dropped once its `skip` is spent. */
+	private async armedAction(when: 'before' | 'after', method: string, path: string): Promise<void> {
+		const armed = this.armed(when, method, path);
 		if (!armed) return;
 		if (armed.skip-- > 0) return;
 		this.actions.splice(this.actions.indexOf(armed), 1);

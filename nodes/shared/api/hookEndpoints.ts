@@ -5,6 +5,7 @@
  * needs, then an options object.
  */
 import type { IDataObject } from 'n8n-workflow';
+import { z } from 'zod';
 
 import { MAX_PAGE_SIZE } from '../constants';
 import {
@@ -20,6 +21,9 @@ import { getConnection } from '../transport/connection';
 import type { RequestContext } from '../transport/context';
 import { asNodeError, isNotFound } from '../transport/errors';
 import { apiRequest, type CallOptions } from '../transport/request';
+
+/** An answer that is a hook, or anything else taken as no hook. */
+const hookOrNothing = z.union([hookSchema, z.unknown().transform(() => undefined)]);
 
 /** Pages after the first are fetched this many at a time; the transport's pacing keeps them within the rate limit. */
 const PAGE_CONCURRENCY = 10;
@@ -42,13 +46,17 @@ export async function readHook(ctx: RequestContext, uuid: string, options: CallO
 	}
 }
 
+/**
+ * Updates the hook in place; answers the hook as the service answered it (the official client's `updateChainhook`
+ * returns it, status included), or undefined when the answer is not a hook (the contract does not show it).
+ */
 export async function updateHook(
 	ctx: RequestContext,
 	uuid: string,
 	update: DefinitionUpdate,
 	options: CallOptions = {},
-): Promise<void> {
-	await apiRequest(ctx, { method: 'PATCH', path: `/me/${uuid}`, body: update, hookId: uuid, ...options });
+): Promise<Hook | undefined> {
+	return await apiRequest(ctx, { method: 'PATCH', path: `/me/${uuid}`, body: update, hookId: uuid, schema: hookOrNothing, ...options });
 }
 
 export async function setHookEnabled(

@@ -40,7 +40,7 @@ export function serviceFor(ctx: RequestContext, connection: Connection): Service
 		read: async (uuid) => await readHook(ctx, uuid, options),
 		list: async () => await listHooks(ctx, options),
 		postingTo: async (url) => await hooksPostingTo(ctx, url, options),
-		update: async (uuid, update) => await updateHook(ctx, uuid, update, options),
+		update: async (uuid, update) => void (await updateHook(ctx, uuid, update, options)),
 		register: async (definition) => await registerHook(ctx, definition, options),
 		enable: async (uuid) => await setHookEnabled(ctx, uuid, true, options),
 		deleteIfThere: async (uuid) => await deleteHookIfThere(ctx, uuid, options),

@@ -39,9 +39,17 @@ export interface EditResult {
 	/** The list's own hook (undefined for a list that never held an address and still holds none). */
 	listHookUuid?: string;
 	/** The hooks watching the list, each updated in place when its filters changed. */
-	watchers: Array<{ uuid: string; name: string; updated: boolean }>;
+	watchers: Watcher[];
 	/** Heights evaluated again on the watching hooks: blocks the service evaluated while the edit ran, with addresses added. */
 	replayed?: { from: number; to: number };
+}
+
+export interface Watcher {
+	uuid: string;
+	name: string;
+	updated: boolean;
+	/** The highest height the hook had evaluated when its update took effect: blocks up to it were matched without the edit. */
+	evaluatedBefore?: number;
 }
 
 const WRITES = 3;
@@ -69,10 +77,16 @@ const sameFilters = (a: readonly unknown[], b: readonly unknown[]) => JSON.strin
 function evaluatedTip(hooks: readonly Hook[], network: string): number | undefined {
 	let tip: number | undefined;
 	for (const hook of hooks) {
-		const height = (hook.status as Record<string, unknown>).last_evaluated_block_height;
-		if (hook.definition.network === network && typeof height === 'number' && (tip === undefined || height > tip)) tip = height;
+		const height = evaluatedHeight(hook);
+		if (hook.definition.network === network && height !== undefined && (tip === undefined || height > tip)) tip = height;
 	}
 	return tip;
+}
+
+/** The highest height the hook has evaluated, as its status says; undefined before its first block. */
+function evaluatedHeight(hook: Hook | undefined): number | undefined {
+	const height = (hook?.status as Record<string, unknown> | undefined)?.last_evaluated_block_height;
+	return typeof height === 'number' ? height : undefined;
 }
 
 /** Applies `change` to list `name` and to the hooks watching it; the list's hook is registered on its first address. */
@@ -123,23 +137,29 @@ export async function editList(ctx: RequestContext, connection: Connection, name
 const MAX_REPLAYED = 100;
 
 /**
- * Blocks the service evaluated while the edit ran (above `tip`, the height it takes effect above, up to `tipNow`,
- * read before the watching hooks were updated), matched with the list before it: each evaluated again on every hook
- * watching the list, now that it has the edit, so that the addresses `added` get their events (the others' come again,
- * with the same ids). A block evaluated between that read and the update is not seen: the service says nothing of it.
+ * Blocks the service matched with the list before the edit, though they came after the height it takes effect
+ * above (`tip`): each evaluated again, once, on each hook watching the list, now that it has the edit, so that the
+ * addresses `added` get their events there (the others' come again, with the same ids). For an updated hook, they
+ * are the heights up to the one it had evaluated when its update took effect (the update's answer says it); for
+ * one whose filters already held the edit, up to `tipNow`, the tip read before the watching hooks were updated.
  */
 async function replayMissed(
 	ctx: RequestContext,
 	connection: Connection,
-	watchers: EditResult['watchers'],
+	watchers: readonly Watcher[],
 	tip: number | undefined,
 	tipNow: number | undefined,
 	added: boolean,
 ): Promise<EditResult['replayed']> {
-	if (!added || tip === undefined || tipNow === undefined || tipNow <= tip || watchers.length === 0) return undefined;
-	const from = Math.max(tip + 1, tipNow - MAX_REPLAYED + 1);
-	for (const { uuid } of watchers) for (let height = from; height <= tipNow; height++) await evaluateHook(ctx, uuid, { block_height: height }, { connection });
-	return { from, to: tipNow };
+	if (!added || tip === undefined) return undefined;
+	let replayed: EditResult['replayed'];
+	for (const { uuid, updated, evaluatedBefore } of watchers) {
+		const to = Math.max(tipNow ?? tip, updated ? (evaluatedBefore ?? tip) : tip);
+		const from = Math.max(tip + 1, to - MAX_REPLAYED + 1);
+		for (let height = from; height <= to; height++) await evaluateHook(ctx, uuid, { block_height: height }, { connection });
+		if (from <= to) replayed = { from: Math.min(from, replayed?.from ?? from), to: Math.max(to, replayed?.to ?? to) };
+	}
+	return replayed;
 }
 
 /**
@@ -170,8 +190,8 @@ function listRefusal(error: unknown, name: string, before: number, after: number
  * Each hook watching list `name` gets the filters of `addresses`, in place, when its own differ. `shortened`: the
  * list lost addresses, so a hook matched in n8n tries one filter per address again.
  */
-async function updateWatchers(ctx: RequestContext, connection: Connection, hooks: readonly Hook[], name: string, list: ListState, shortened: boolean): Promise<EditResult['watchers']> {
-	const results: EditResult['watchers'] = [];
+async function updateWatchers(ctx: RequestContext, connection: Connection, hooks: readonly Hook[], name: string, list: ListState, shortened: boolean): Promise<Watcher[]> {
+	const results: Watcher[] = [];
 	const addresses = list.addresses;
 	for (const hook of hooks) {
 		const watched = watchedListOf(hook.definition.name);
@@ -184,8 +204,10 @@ async function updateWatchers(ctx: RequestContext, connection: Connection, hooks
 		const write = async (matched: boolean) => {
 			const update = shape(matched);
 			const updated = update.name !== hook.definition.name || !sameFilters(hook.definition.filters.events, update.filters.events);
-			if (updated) await updateHook(ctx, hook.uuid, update, { connection });
-			results.push({ uuid: hook.uuid, name: hook.definition.name, updated });
+			if (!updated) return void results.push({ uuid: hook.uuid, name: hook.definition.name, updated });
+			// The update's answer is the hook as the update left it; a read after it tells as much when the answer is not a hook.
+			const answer = (await updateHook(ctx, hook.uuid, update, { connection })) ?? (await readHook(ctx, hook.uuid, { connection }));
+			results.push({ uuid: hook.uuid, name: hook.definition.name, updated, evaluatedBefore: evaluatedHeight(answer) });
 		};
 		if (inN8n && watched.inN8n && !shortened) {
 			await write(true);

@@ -283,6 +283,71 @@ describe('a trigger watching a watch list', () => {
 			expect(result.response.workflowData?.[0].map((item) => [item.json.blockHeight, item.json.watched])).toEqual([[61, [{ address: BOB, direction: 'in' }]]]);
 		}));
 
+	describe('a block mined at any point of an edit', () => {
+		const OLD = addressNo(0x6001);
+		const NEW = [addressNo(0x6101), addressNo(0x6102), addressNo(0x6103)];
+		const OUTSIDER = addressNo(0x6fff);
+		const edits = {
+			add: { operation: 'add' as const, addresses: NEW, after: [ALICE, OLD, ...NEW] },
+			remove: { operation: 'remove' as const, addresses: [OLD], after: [ALICE] },
+			replace: { operation: 'replace' as const, addresses: [ALICE, ...NEW.slice(0, 2)], after: [ALICE, ...NEW.slice(0, 2)] },
+		};
+		// Block 61 pays each address, listed or not: which of its transfers are items says which list it was matched with.
+		const block61 = { height: 61, transactions: [ALICE, OLD, ...NEW].map((recipient, i) => ({ kind: 'stx_transfer' as const, sender: OUTSIDER, recipient, amount: i + 1 })) };
+		const shape = (request: { method: string; path: string }) => `${request.method} ${request.path.replace(/[0-9a-f-]{36}/, '{uuid}')}`;
+
+		/** A list of ALICE and OLD, watched by a trigger, the chain at 60; then the edit, block 61 armed at `point` of it (none: not at all). */
+		async function editWithBlock(kind: keyof typeof edits, point?: { request: number; when: 'before' | 'after' }) {
+			emu.reset();
+			emu.configure({ interruptAfterFailures: 1000 });
+			await edit('add', [ALICE, OLD]);
+			const staticData = await activate();
+			const { uuid } = triggerHook()!;
+			await emu.injectBlock({ height: 60, transactions: [{ kind: 'stx_transfer', sender: OUTSIDER, recipient: ALICE, amount: 100 }] });
+			emu.clearRequests();
+			if (point) emu.mineAt({ skip: point.request }, point.when, block61);
+			const result = await edit(edits[kind].operation, edits[kind].addresses);
+			expect(result.error).toBeUndefined();
+			const requests = emu.requests.map(shape);
+			// Mined after the edit when it was armed at none of its requests: the hook has the edit by then.
+			if (!emu.state().blockHeights.includes(61)) await emu.injectBlock(block61);
+			await emu.settled();
+			const items = [];
+			for (const report of emu.deliveries.filter((delivery) => delivery.hookUuid === uuid && delivery.blockHeight === 61)) {
+				items.push(...((await deliverToTrigger(report.payload, staticData, watchingParameters())).response.workflowData?.[0] ?? []).map((item) => item.json));
+			}
+			return { requests, items };
+		}
+
+		for (const kind of Object.keys(edits) as Array<keyof typeof edits>) {
+			it(`gives, for a block mined before or after any request of ${kind === 'add' ? 'an add' : `a ${kind}`}, the transfers of the addresses listed at its height, those of added addresses once`, async () =>
+				handingDeliveriesOver(async () => {
+					const { requests } = await editWithBlock(kind);
+					const points = requests.flatMap((_, request) => (['before', 'after'] as const).map((when) => ({ request, when })));
+					const seen: string[] = [];
+					for (const point of points) {
+						const { items, requests: during } = await editWithBlock(kind, point);
+						// Mined before the edit's first read of the tip, the block is below the height the edit takes effect above.
+						const listed = point.request === 0 && point.when === 'before' ? [ALICE, OLD] : edits[kind].after;
+						const byId = new Map<string, (typeof items)[number]>();
+						for (const item of items) {
+							const twin = byId.get(String(item.eventId));
+							// A block evaluated again comes with the same ids: the same item twice (its hook's name aside, which names the
+							// list it was matched with), never two different ones under one id.
+							if (twin) expect({ ...item, hookName: undefined }).toEqual({ ...twin, hookName: undefined });
+							byId.set(String(item.eventId), item);
+						}
+						const at = `${point.when} ${requests[point.request]}`;
+						expect({ at, recipients: [...byId.values()].map((item) => item.recipient).sort() }).toEqual({ at, recipients: [...listed].sort() });
+						// The transfers to addresses the edit added: each once.
+						expect({ at, added: items.filter((item) => NEW.includes(String(item.recipient))).length }).toEqual({ at, added: listed.filter((address) => NEW.includes(address)).length });
+						seen.push(`${at}: ${during.filter((request) => request.endsWith('/evaluate')).length} evaluated again`);
+					}
+					console.log(`${kind}: ${requests.join(', ')}\n  ${seen.join('\n  ')}`);
+				}));
+		}
+	});
+
 	it('remembers the newest HISTORY_EDITS edits of an address: a replacement of 1,200 addresses by 10 records the 10 and 990 removals', async () => {
 		const old = Array.from({ length: 1200 }, (_, i) => addressNo(5000 + i));
 		const fresh = Array.from({ length: 10 }, (_, i) => addressNo(9000 + i));
