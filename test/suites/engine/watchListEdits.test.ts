@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: it runs in Node, not inside n8n (CONTRIBUTING.md, Commands) */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, no-console -- test code: it runs in Node, not inside n8n (CONTRIBUTING.md, Commands) */
 /**
  * Watch lists kept at the service and edited live, through n8n-core's engine against the emulator:
  * the Stacks Hooks node's Watch List operations (all items of a run one edit), and a trigger watching
