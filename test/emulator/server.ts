@@ -198,6 +198,11 @@ export class Emulator {
 		this.actions.push({ match, skip: match.skip ?? 0, when: 'after', action });
 	}
 
+	/** Drops the actions armed (beforeServing, afterServing, mineAt) that have not run: a sequence that ended before their request. */
+	disarm(): void {
+		this.actions.length = 0;
+	}
+
 	/**
 	 * A block mined at the service just before (or after) it serves the API request `match` picks (past `skip`
 	 * others that match): the hooks delivering then evaluate it, without waiting for the deliveries, which

@@ -14,9 +14,8 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { serviceFor } from '../../shared/api/service';
 import { getConnection } from '../../shared/transport/connection';
-import { editsOf, ListAtHeights, listedNow } from '../../shared/watchList/history';
-import { principalsOf } from '../../shared/watchList/kinds';
-import { addressesOf, findListHook, watchedListOf } from '../../shared/watchList/listHook';
+import { ListAtHeights } from '../../shared/watchList/history';
+import { findListHook, type ListState, listStateOf, watchedListOf, watchedStateOf } from '../../shared/watchList/listHook';
 import type { Delivery } from '../delivery/shape';
 import { WatchedAddresses } from './watchedAddresses';
 import type { Watching, WatchParameters } from './watching';
@@ -38,14 +37,14 @@ export async function listedAddresses(ctx: IWebhookFunctions, node: INode, deliv
 	const hook = await service.read(uuid);
 	if (!hook) throw new NodeOperationError(node, `The hook ${uuid} that sent this delivery is gone: its watch list could not be read`);
 	const watched = watchedListOf(hook.definition.name);
-	const edits = editsOf(hook.definition.filters.events);
-	let addresses: Set<string>;
+	let list: ListState;
 	if (watched?.inN8n) {
-		// Its filters select the kinds for any address: the list is the list hook's.
-		const list = findListHook(await service.list(), watched.name, connection.network);
-		addresses = new Set(list ? addressesOf(list) : []);
-	} else addresses = listedNow(principalsOf(hook.definition.filters.events), edits);
-	const watching = { filters: [], list: new WatchedAddresses(addresses, params.watchFor, new ListAtHeights(addresses, edits)) };
+		// Its filters select the kinds for any address: the list, and its edits, are the list hook's.
+		const listHook = findListHook(await service.list(), watched.name, connection.network);
+		list = listHook ? listStateOf(listHook) : { addresses: [], edits: [] };
+	} else list = watchedStateOf(hook.definition.filters.events);
+	const addresses = new Set(list.addresses);
+	const watching = { filters: [], list: new WatchedAddresses(addresses, params.watchFor, new ListAtHeights(addresses, list.edits)) };
 	lists.set(`${watched?.digest} ${kinds}`, watching);
 	if (lists.size > KEPT_LISTS) lists.delete(lists.keys().next().value!);
 	kept.set(uuid, lists);

@@ -21,7 +21,7 @@ import { evaluateHook, listHooks, readHook, registerHook, updateHook } from '../
 import type { Connection } from '../transport/connection';
 import type { RequestContext } from '../transport/context';
 import { inTurn } from '../turns';
-import { recordedEdits } from './history';
+import { canonicalEdits, recordedEdits } from './history';
 import { addressesOf, findListHook, inN8nFilters, listDefinition, type ListState, listStateOf, watchedListOf, watchingFilters, watchMarker } from './listHook';
 import { refusedForSize } from './refusal';
 
@@ -50,6 +50,8 @@ export interface Watcher {
 	updated: boolean;
 	/** The highest height the hook had evaluated when its update took effect: blocks up to it were matched without the edit. */
 	evaluatedBefore?: number;
+	/** How many blocks it had evaluated then. */
+	evaluatedCount?: number;
 }
 
 const WRITES = 3;
@@ -89,7 +91,15 @@ function evaluatedHeight(hook: Hook | undefined): number | undefined {
 	return typeof height === 'number' ? height : undefined;
 }
 
-/** Applies `change` to list `name` and to the hooks watching it; the list's hook is registered on its first address. */
+/**
+ * Applies `change` to list `name` and to the hooks watching it; the list's hook is registered on its first address.
+ *
+ * An address added is on the list above the chain's tip as the edit first read it: blocks the service matched
+ * without it after that are evaluated again (replayMissed). An address removed stays on the list up to the height
+ * the service had evaluated when the watching hooks took the edit, as the service matched those blocks with it: its
+ * removal is recorded at the tip first, then at that height once the hooks' answers tell it (a second write, only
+ * when a block came in between).
+ */
 export async function editList(ctx: RequestContext, connection: Connection, name: string, change: ListChange): Promise<EditResult> {
 	return await inTurn(`watch list\u0000${connection.accountKey}\u0000${name}`, async () => {
 		const options = { connection };
@@ -106,31 +116,52 @@ export async function editList(ctx: RequestContext, connection: Connection, name
 			if (state.addresses.length > 0) {
 				list = await keptOrRefused(name, before.length, state.addresses.length, async () => await registerHook(ctx, listDefinition(name, connection.network, state), options));
 			}
-		} else {
-			for (let write = 1; ; write++) {
-				const current = listStateOf(list);
-				state = edited(current);
-				if (sameFilters(current.addresses, state.addresses)) {
-					state = current;
-					break;
-				}
-				if (write > WRITES) throw new Error(`The watch list "${name}" was written over by other edits ${WRITES} times in a row; nothing of this edit is kept. Try again.`);
-				const written = state;
-				await keptOrRefused(name, current.addresses.length, written.addresses.length, async () => await updateHook(ctx, list!.uuid, { filters: listDefinition(name, connection.network, written).filters }, options));
-				const back = await readHook(ctx, list.uuid, options);
-				if (!back) throw new Error(`The watch list "${name}" was deleted at the service while it was edited`);
-				list = back;
-			}
-		}
+		} else ({ list, state } = await rewritten(ctx, connection, name, list, edited));
 		// Listed again after the list is written: a trigger activated meanwhile read the list before or after
 		// this write; in the first case its hook is among these.
 		const hooksNow = await listHooks(ctx, options);
+		const tipNow = evaluatedTip(hooksNow, connection.network);
 		const watchers = await updateWatchers(ctx, connection, hooksNow, name, state, state.addresses.length < before.length);
+		const is = new Set(state.addresses);
+		const removed = new Set(before.filter((address) => !is.has(address)));
+		const tookEffect = Math.max(tipNow ?? -1, ...watchers.map((watcher) => (watcher.updated ? (watcher.evaluatedBefore ?? -1) : -1)));
+		if (list && tip !== undefined && removed.size > 0 && tookEffect > tip) {
+			// Blocks up to `tookEffect` were matched with the removed addresses: they stay on the list up to there.
+			const later = (from: ListState): ListState => ({
+				addresses: from.addresses,
+				edits: canonicalEdits(from.edits.map((edit) => (removed.has(edit.address) && !edit.listed && edit.height === tip ? { ...edit, height: tookEffect } : edit))),
+			});
+			({ list, state } = await rewritten(ctx, connection, name, list, later));
+			await updateWatchers(ctx, connection, hooksNow, name, state, true);
+		}
 		const had = new Set(before);
 		const added = state.addresses.some((address) => !had.has(address));
-		const replayed = await replayMissed(ctx, connection, watchers, tip, evaluatedTip(hooksNow, connection.network), added);
+		const replayed = await replayMissed(ctx, connection, watchers, tip, tipNow, added);
 		return { before, after: [...state.addresses], ...(list && { listHookUuid: list.uuid }), watchers, ...(replayed && { replayed }) };
 	});
+}
+
+/** Whether two states of a list are the same: its addresses in order, and its edits in any order. */
+function sameState(a: ListState, b: ListState): boolean {
+	const edits = (state: ListState) => state.edits.map((edit) => `${edit.address} ${edit.listed} ${edit.height}`).sort();
+	return sameFilters(a.addresses, b.addresses) && sameFilters(edits(a), edits(b));
+}
+
+/**
+ * The list's hook written with `edited` of its state, read back, and written again while another process wrote over
+ * it (the service has no conditional write), up to WRITES times.
+ */
+async function rewritten(ctx: RequestContext, connection: Connection, name: string, list: Hook, edited: (from: ListState) => ListState): Promise<{ list: Hook; state: ListState }> {
+	for (let write = 1; ; write++) {
+		const current = listStateOf(list);
+		const state = edited(current);
+		if (sameState(current, state)) return { list, state: current };
+		if (write > WRITES) throw new Error(`The watch list "${name}" was written over by other edits ${WRITES} times in a row; nothing of this edit is kept. Try again.`);
+		await keptOrRefused(name, current.addresses.length, state.addresses.length, async () => await updateHook(ctx, list.uuid, { filters: listDefinition(name, connection.network, state).filters }, { connection }));
+		const back = await readHook(ctx, list.uuid, { connection });
+		if (!back) throw new Error(`The watch list "${name}" was deleted at the service while it was edited`);
+		list = back;
+	}
 }
 
 /** Heights an edit evaluates again at most, each a request per watching hook. */
@@ -151,11 +182,21 @@ async function replayMissed(
 	tipNow: number | undefined,
 	added: boolean,
 ): Promise<EditResult['replayed']> {
-	if (!added || tip === undefined) return undefined;
+	if (!added) return undefined;
 	let replayed: EditResult['replayed'];
-	for (const { uuid, updated, evaluatedBefore } of watchers) {
-		const to = Math.max(tipNow ?? tip, updated ? (evaluatedBefore ?? tip) : tip);
-		const from = Math.max(tip + 1, to - MAX_REPLAYED + 1);
+	for (const { uuid, updated, evaluatedBefore, evaluatedCount } of watchers) {
+		let to: number;
+		let first: number;
+		if (tip !== undefined) {
+			to = Math.max(tipNow ?? tip, updated ? (evaluatedBefore ?? tip) : tip);
+			first = tip + 1;
+		} else {
+			// No hook had evaluated a block when the edit began: every block this one had evaluated came during the edit.
+			if (!updated || evaluatedBefore === undefined) continue;
+			to = evaluatedBefore;
+			first = evaluatedBefore - (evaluatedCount ?? 1) + 1;
+		}
+		const from = Math.max(first, to - MAX_REPLAYED + 1);
 		for (let height = from; height <= to; height++) await evaluateHook(ctx, uuid, { block_height: height }, { connection });
 		if (from <= to) replayed = { from: Math.min(from, replayed?.from ?? from), to: Math.max(to, replayed?.to ?? to) };
 	}
@@ -207,7 +248,8 @@ async function updateWatchers(ctx: RequestContext, connection: Connection, hooks
 			if (!updated) return void results.push({ uuid: hook.uuid, name: hook.definition.name, updated });
 			// The update's answer is the hook as the update left it; a read after it tells as much when the answer is not a hook.
 			const answer = (await updateHook(ctx, hook.uuid, update, { connection })) ?? (await readHook(ctx, hook.uuid, { connection }));
-			results.push({ uuid: hook.uuid, name: hook.definition.name, updated, evaluatedBefore: evaluatedHeight(answer) });
+			const count = (answer?.status as Record<string, unknown> | undefined)?.evaluated_block_count;
+			results.push({ uuid: hook.uuid, name: hook.definition.name, updated, evaluatedBefore: evaluatedHeight(answer), ...(typeof count === 'number' && { evaluatedCount: count }) });
 		};
 		if (inN8n && watched.inN8n && !shortened) {
 			await write(true);

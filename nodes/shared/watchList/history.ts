@@ -9,25 +9,21 @@
  *
  * An address removed stays in the watching hooks' filters while its removal is recent (`lingering`): the
  * service then still sends the rollbacks of blocks it was on the list at, and the trigger keeps only those.
- * Edits below HISTORY_HEIGHTS under the tip are forgotten, and all but the newest HISTORY_EDITS: there, the list
- * is taken as it is now.
+ * Edits more than HISTORY_HEIGHTS below the tip are forgotten: a block there is matched with the list as it
+ * is now. Edits of any size are remembered whole within those heights.
  *
- * Kept where the list is (listHook.ts), as filters no event matches (a burn of an NFT of a contract at the
- * network's boot address, which no one else deploys to), one per edit of an address, in the order of the
- * edits: `sender` the address, `value` the height, the asset's name whether it was added or removed.
+ * Kept where the list is (listHook.ts), as filters no event matches: calls of a contract at the network's boot
+ * address, which no one else deploys to. One record says which addresses an edit added or removed, and the
+ * height it takes effect above, in its function name: `added above 1234: 0-99 150`. The numbers are the
+ * addresses' places among the hook's addresses, in the order its filters name them (`slots`): an edit of
+ * 10,000 addresses appended at once is one short record, not 10,000 filters. Lists written before records were
+ * kept per edit hold one `nft_burn` filter per address instead; they are read, and written anew at the next edit.
  */
 import type { EventFilter } from '../chainEvents';
 import { BOOT_ADDRESSES, type Network } from '../constants';
 
 /** How far below the tip edits are remembered, in heights: Stacks blocks of a few bitcoin blocks' tenures. */
 export const HISTORY_HEIGHTS = 1000;
-
-/**
- * How many edits of an address are remembered at most, the newest: each is a filter of the list's hook and of
- * every hook watching it (about 140 bytes), and a removed one keeps its address's filters there. An edit of
- * 10,000 addresses at once (an import, a replacement) would double a large list's hooks.
- */
-export const HISTORY_EDITS = 1000;
 
 export interface ListEdit {
 	address: string;
@@ -38,36 +34,107 @@ export interface ListEdit {
 }
 
 const CONTRACT = 'n8n-watch-list';
-const EDIT_ASSET = new RegExp(`^[0-9A-Z]+\\.${CONTRACT}::(added|removed)$`);
+const RECORD = /^(added|removed) above (\d+): ([\d -]+)$/;
+/** The longest function name a record takes; a larger edit takes several records. */
+const RECORD_CHARACTERS = 2000;
+/** The filters of lists written before records were kept per edit: one per address. */
+const PER_ADDRESS = new RegExp(`^[0-9A-Z]+\\.${CONTRACT}::(added|removed)$`);
 
-export const editFilter = (network: Network, edit: ListEdit): EventFilter => ({
-	type: 'nft_burn',
-	asset_identifier: `${BOOT_ADDRESSES[network]}.${CONTRACT}::${edit.listed ? 'added' : 'removed'}`,
-	sender: edit.address,
-	value: edit.height,
-});
+const recordContract = (network: Network) => `${BOOT_ADDRESSES[network]}.${CONTRACT}`;
 
-/** The filters recording `edits`, in order. */
-export const editFilters = (network: Network, edits: readonly ListEdit[]): EventFilter[] => edits.map((edit) => editFilter(network, edit));
+/** Whether a filter records edits (and selects nothing). */
+export function isEditFilter(filter: Record<string, unknown>): boolean {
+	if (filter.type === 'contract_call') return typeof filter.contract_identifier === 'string' && filter.contract_identifier.endsWith(`.${CONTRACT}`) && typeof filter.function_name === 'string' && RECORD.test(filter.function_name);
+	return filter.type === 'nft_burn' && typeof filter.asset_identifier === 'string' && PER_ADDRESS.test(filter.asset_identifier);
+}
 
-/** Whether a filter records an edit (and selects nothing). */
-export const isEditFilter = (filter: Record<string, unknown>) =>
-	filter.type === 'nft_burn' && typeof filter.asset_identifier === 'string' && EDIT_ASSET.test(filter.asset_identifier);
+/**
+ * Each address's edits as they bear on heights: in height order, one per height (its last there), each a change
+ * from the one before it, the first a change from the opposite of itself. Edits that change nothing go: an
+ * address added and removed at one tip was on the list at no height.
+ */
+export function canonicalEdits(edits: readonly ListEdit[]): ListEdit[] {
+	const byAddress = new Map<string, ListEdit[]>();
+	for (const edit of edits) {
+		const own = byAddress.get(edit.address);
+		if (own) own.push(edit);
+		else byAddress.set(edit.address, [edit]);
+	}
+	const kept: ListEdit[] = [];
+	for (const own of byAddress.values()) {
+		const ordered = own.map((edit, order) => ({ edit, order })).sort((a, b) => a.edit.height - b.edit.height || a.order - b.order).map(({ edit }) => edit);
+		let state = !ordered[0].listed;
+		for (let i = 0; i < ordered.length; i++) {
+			const last = ordered[i + 1]?.height === ordered[i].height ? undefined : ordered[i];
+			if (!last || last.listed === state) continue;
+			state = last.listed;
+			kept.push(last);
+		}
+	}
+	return kept.sort((a, b) => a.height - b.height);
+}
 
-/** The edits a hook's filters record, in order. */
-export function editsOf(filters: ReadonlyArray<Record<string, unknown>>): ListEdit[] {
+/** `indexes`, ascending, as ranges: `0-99 150`. */
+function rangesOf(indexes: number[]): string[] {
+	const ranges: string[] = [];
+	for (let i = 0; i < indexes.length; ) {
+		let j = i;
+		while (j + 1 < indexes.length && indexes[j + 1] === indexes[j] + 1) j++;
+		ranges.push(j === i ? String(indexes[i]) : `${indexes[i]}-${indexes[j]}`);
+		i = j + 1;
+	}
+	return ranges;
+}
+
+/** The records of `edits` (canonical) for a hook whose addresses are `slots`, in that order: one per edit, or more for a long one. */
+export function editFilters(network: Network, slots: readonly string[], edits: readonly ListEdit[]): EventFilter[] {
+	const place = new Map(slots.map((address, index) => [address, index]));
+	const groups = new Map<string, number[]>();
+	for (const edit of edits) {
+		const index = place.get(edit.address);
+		if (index === undefined) continue;
+		const key = `${edit.listed ? 'added' : 'removed'} above ${edit.height}`;
+		const group = groups.get(key);
+		if (group) group.push(index);
+		else groups.set(key, [index]);
+	}
+	const filters: EventFilter[] = [];
+	for (const [key, indexes] of groups) {
+		let name = '';
+		for (const range of rangesOf(indexes.sort((a, b) => a - b))) {
+			if (name && name.length + range.length + 1 > RECORD_CHARACTERS) {
+				filters.push({ type: 'contract_call', contract_identifier: recordContract(network), function_name: name });
+				name = '';
+			}
+			name = name ? `${name} ${range}` : `${key}: ${range}`;
+		}
+		if (name) filters.push({ type: 'contract_call', contract_identifier: recordContract(network), function_name: name });
+	}
+	return filters;
+}
+
+/** The edits a hook's filters record (`slots`: its addresses, in the order its filters name them), canonical. */
+export function editsOf(filters: ReadonlyArray<Record<string, unknown>>, slots: readonly string[]): ListEdit[] {
 	const edits: ListEdit[] = [];
 	for (const filter of filters) {
-		if (!isEditFilter(filter) || typeof filter.sender !== 'string' || typeof filter.value !== 'number') continue;
-		edits.push({ address: filter.sender, listed: EDIT_ASSET.exec(filter.asset_identifier as string)![1] === 'added', height: filter.value });
+		if (!isEditFilter(filter)) continue;
+		if (filter.type === 'nft_burn') {
+			if (typeof filter.sender === 'string' && typeof filter.value === 'number') edits.push({ address: filter.sender, listed: PER_ADDRESS.exec(filter.asset_identifier as string)![1] === 'added', height: filter.value });
+			continue;
+		}
+		const [, change, height, ranges] = RECORD.exec(filter.function_name as string)!;
+		for (const range of ranges.split(' ')) {
+			const [from, to = from] = range.split('-').map(Number);
+			for (let index = from; index <= to && index < slots.length; index++) edits.push({ address: slots[index], listed: change === 'added', height: Number(height) });
+		}
 	}
-	return edits;
+	return canonicalEdits(edits);
 }
 
 /**
  * `edits` with those of an edit from `before` to `after` at `tip` (the chain's tip; undefined when no hook has
- * evaluated a block: no block was matched with the list, nothing to record), less those below HISTORY_HEIGHTS
- * under it and all but the newest HISTORY_EDITS (an edit's additions the newest of its own).
+ * evaluated a block: no block was matched with the list, nothing to record), canonical, less those more than
+ * HISTORY_HEIGHTS below it.
  */
 export function recordedEdits(edits: readonly ListEdit[], before: readonly string[], after: readonly string[], tip: number | undefined): ListEdit[] {
 	if (tip === undefined) return [...edits];
@@ -77,7 +144,7 @@ export function recordedEdits(edits: readonly ListEdit[], before: readonly strin
 		...before.filter((address) => !is.has(address)).map((address) => ({ address, listed: false, height: tip })),
 		...after.filter((address) => !was.has(address)).map((address) => ({ address, listed: true, height: tip })),
 	];
-	return [...edits, ...now].filter((edit) => edit.height >= tip - HISTORY_HEIGHTS).slice(-HISTORY_EDITS);
+	return canonicalEdits([...edits, ...now].filter((edit) => edit.height >= tip - HISTORY_HEIGHTS));
 }
 
 /** The addresses whose last remembered edit removed them. */

@@ -27,8 +27,8 @@ import { NodeOperationError } from 'n8n-workflow';
 import type { EventFilter } from '../chainEvents';
 import { BOOT_ADDRESSES, NETWORKS, type Network } from '../constants';
 import type { Definition, Hook } from '../schemas';
-import { editFilters, editsOf, lingering, type ListEdit } from './history';
-import { broadWatchFilters, knownKinds, watchFilters, type WatchKind } from './kinds';
+import { editFilters, editsOf, lingering, type ListEdit, listedNow } from './history';
+import { broadWatchFilters, knownKinds, principalsOf, watchFilters, type WatchKind } from './kinds';
 
 const PREFIX = 'n8n watch list: ';
 const NAME = /^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$/;
@@ -77,9 +77,13 @@ const orNothing = (filters: EventFilter[], network: Network) => (filters.length 
 /** Never posted to: the list hook is never enabled, and `.invalid` never resolves (RFC 2606). */
 const NOWHERE = 'https://watch-list.invalid/';
 
-/** The definition of list `name` in state `list`. */
+/**
+ * The definition of list `name` in state `list`: a filter per address, those lately removed after the listed ones
+ * (history.ts, lingering), then the records of the edits, which name the addresses by their place among these.
+ */
 export function listDefinition(name: string, network: Network, list: ListState): Definition {
-	const events = orNothing([...list.addresses.map((principal) => ({ type: 'balance_change', principal })), ...editFilters(network, list.edits)], network);
+	const slots = selected(list);
+	const events = orNothing([...slots.map((principal) => ({ type: 'balance_change', principal })), ...editFilters(network, slots, list.edits)], network);
 	return { name: listHookName(name), version: '1', chain: 'stacks', network, filters: { events }, action: { type: 'http_post', url: `${NOWHERE}${encodeURIComponent(name)}` } } as Definition;
 }
 
@@ -88,17 +92,27 @@ export function findListHook(hooks: readonly Hook[], name: string, network: Netw
 	return hooks.find((hook) => hook.definition.name === listHookName(name) && hook.definition.network === network);
 }
 
-/** The addresses a list hook holds, in order. */
-export function addressesOf(hook: Hook): string[] {
-	const addresses: string[] = [];
+/** A list hook's state: its addresses in order (those lately removed left out) and its remembered edits. */
+export function listStateOf(hook: Hook): ListState {
+	const slots: string[] = [];
 	for (const filter of hook.definition.filters.events as EventFilter[]) {
-		if (filter.type === 'balance_change' && typeof filter.principal === 'string') addresses.push(filter.principal);
+		if (filter.type === 'balance_change' && typeof filter.principal === 'string') slots.push(filter.principal);
 	}
-	return addresses;
+	const edits = editsOf(hook.definition.filters.events, slots);
+	const listed = listedNow(slots, edits);
+	return { addresses: slots.filter((address) => listed.has(address)), edits };
 }
 
-/** A list hook's state. */
-export const listStateOf = (hook: Hook): ListState => ({ addresses: addressesOf(hook), edits: editsOf(hook.definition.filters.events as Array<Record<string, unknown>>) });
+/** The addresses a list hook holds, in order. */
+export const addressesOf = (hook: Hook): string[] => [...listStateOf(hook).addresses];
+
+/** The state of a list as a hook watching it one filter per address holds it: its addresses and its remembered edits. */
+export function watchedStateOf(filters: ReadonlyArray<Record<string, unknown>>): ListState {
+	const slots = [...principalsOf(filters)];
+	const edits = editsOf(filters, slots);
+	const listed = listedNow(slots, edits);
+	return { addresses: slots.filter((address) => listed.has(address)), edits };
+}
 
 /** A short digest of a list's addresses, in order, and of its remembered edits. */
 export function listDigest(list: ListState): string {
@@ -152,17 +166,19 @@ const selected = (list: ListState) => [...list.addresses, ...lingering(list.addr
 
 /**
  * A watching hook's filters matched in n8n for `list` (kinds.ts, broadWatchFilters), when they are fewer than its
- * filters of one per address and kind, `perAddress`; undefined otherwise (no address, or nothing to gain).
+ * filters of one per address and kind, `perAddress`; undefined otherwise (no address, or nothing to gain). They hold
+ * no records of edits: the trigger reads the list, edits included, from the list's own hook.
  */
-export function inN8nFilters(list: ListState, kinds: readonly WatchKind[], network: Network, perAddress: readonly EventFilter[]): EventFilter[] | undefined {
+export function inN8nFilters(list: ListState, kinds: readonly WatchKind[], _network: Network, perAddress: readonly EventFilter[]): EventFilter[] | undefined {
 	const addresses = selected(list);
-	const broad = addresses.length > 0 ? [...broadWatchFilters(addresses, kinds), ...editFilters(network, list.edits)] : [];
+	const broad = addresses.length > 0 ? broadWatchFilters(addresses, kinds) : [];
 	return broad.length > 0 && broad.length < perAddress.length ? broad : undefined;
 }
 
-/** A watching hook's filters for `list`: one per address and kind, and the list's remembered edits. */
+/** A watching hook's filters for `list`: one per address and kind, and the records of the list's remembered edits. */
 export function watchingFilters(list: ListState, kinds: readonly WatchKind[], network: Network): EventFilter[] {
-	return orNothing([...watchFilters(selected(list), kinds), ...editFilters(network, list.edits)], network);
+	const perAddress = watchFilters(selected(list), kinds);
+	return orNothing([...perAddress, ...editFilters(network, [...principalsOf(perAddress as unknown as Array<Record<string, unknown>>)], list.edits)], network);
 }
 
 export const networkOf = (hook: Hook): Network | undefined => (Object.hasOwn(NETWORKS, hook.definition.network) ? (hook.definition.network as Network) : undefined);

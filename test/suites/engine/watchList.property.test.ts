@@ -24,10 +24,13 @@ import { WatchedAddresses } from '../../../nodes/StacksHooksTrigger/watch/watche
 import { type DeliveryPayload, makeBlock } from '../../emulator';
 import { testnetAddress } from '../../support/addresses';
 import { ADDRESSES, txInput } from '../../support/deliveryArbitraries';
-import { activateTrigger, credentialsFor, deliverToTrigger, emu, runAction, triggerParameters, useEmulator } from '../../support/engine/fixtures';
+import { activateTrigger, API_KEY, credentialsFor, deliverToTrigger, emu, runAction, triggerParameters, useEmulator } from '../../support/engine/fixtures';
 import { propertyParameters } from '../../support/properties';
 
 useEmulator();
+
+/** Addresses an edit of more than 1,000 carries besides the pool's: listed and removed, never in a transfer. */
+const FILLERS = Array.from({ length: 1001 }, (_, i) => testnetAddress(i + 0x9000));
 
 const KINDS: WatchKind[] = ['stxReceived', 'stxSent', 'ftReceived', 'ftSent', 'nftReceived', 'nftSent', 'minted', 'burned', 'balanceChanges', 'contractCalls'];
 
@@ -121,8 +124,11 @@ describe('watch list matching', () => {
 		const outsider = testnetAddress(0xffffffff);
 		const party = fc.constantFrom(...pool, outsider);
 		const transfers = fc.array(fc.tuple(party, party), { minLength: 1, maxLength: 4 });
+		// A block mined inside an edit: just before or after one of its requests (an edit makes 4 to 6 when nothing is mined).
+		const during = fc.option(fc.record({ request: fc.nat(6), when: fc.constantFrom('before' as const, 'after' as const), transfers }), { nil: undefined });
 		const step = fc.oneof(
-			fc.record({ kind: fc.constantFrom('add' as const, 'remove' as const), addresses: fc.subarray(pool, { minLength: 1 }) }),
+			// `fillers`: an edit of more than 1,000 addresses, the pool's first, then 1,001 that never transact.
+			fc.record({ kind: fc.constantFrom('add' as const, 'remove' as const), addresses: fc.subarray(pool, { minLength: 1 }), fillers: fc.oneof({ arbitrary: fc.constant(false), weight: 5 }, { arbitrary: fc.constant(true), weight: 1 }), during }),
 			fc.record({ kind: fc.constant('block' as const), transfers }),
 			// The last `depth` blocks undone and replaced by as many new ones.
 			fc.record({ kind: fc.constant('reorg' as const), depth: fc.integer({ min: 1, max: 2 }), blocks: fc.array(transfers, { minLength: 1, maxLength: 2 }) }),
@@ -135,13 +141,14 @@ describe('watch list matching', () => {
 			...(listed.has(recipient) ? [{ address: recipient, direction: 'in' }] : []),
 		];
 		// What the runs went through: reorganisations delivered, undo items among their outputs, blocks undone after an edit of an address of theirs.
-		const seen = { reorgs: 0, undos: 0, acrossEdits: 0 };
+		const seen = { reorgs: 0, undos: 0, acrossEdits: 0, minedInEdits: 0, replayed: 0, largeEdits: 0 };
 		await fc.assert(
 			fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 12 }), async (steps) => {
 				emu.reset();
 				// Deliveries to the trigger's unreachable URL fail: the property hands each to webhook() itself.
 				emu.configure({ interruptAfterFailures: 1000 });
 				const staticData = await activateTrigger({}, { parameters, credentials: credentialsFor(emu) });
+				const triggerUuid = emu.hooks(API_KEY).find((hook) => hook.definition.name.includes('[watch list: deposits'))!.uuid;
 				// Each address's edits, in order, each taking effect above the height of the last block applied (none yet:
 				// at every height). An address is on the list at height h as its last edit taking effect below h says.
 				const edits = new Map<string, Array<{ above: number; listed: boolean }>>();
@@ -171,14 +178,65 @@ describe('watch list matching', () => {
 					return items;
 				};
 				const shape = (item: Record<string, unknown>) => ({ direction: item.direction, sender: item.sender, recipient: item.recipient, amount: item.amount, watched: item.watched });
+				const checkApplied = (items: Array<Record<string, unknown>>) => {
+					for (const item of items.filter((candidate) => candidate.direction === 'apply')) {
+						expect(applied.has(String(item.eventId))).toBe(false);
+						applied.add(String(item.eventId));
+					}
+				};
 				for (const current of steps) {
 					if (current.kind === 'add' || current.kind === 'remove') {
-						const run = await runAction(emu, { resource: 'watchList', operation: current.kind, listName: 'deposits', address: '={{ $json.address }}' }, { items: current.addresses.map((address) => ({ address })) });
+						const mined = current.during && block((chain.at(-1)?.height ?? 100) + 1, current.during.transfers);
+						if (mined) emu.mineAt({ skip: current.during!.request }, current.during!.when, input(mined));
+						const delivered = emu.deliveries.length;
+						const requestsBefore = emu.requests.length;
+						const requests = () => emu.requests.slice(requestsBefore).map((request) => `${request.method} ${request.path.replace(/^.*\/me\//, '').replace(/[0-9a-f-]{36}/, 'uuid')}`);
+						const addresses = current.fillers ? [...current.addresses, ...FILLERS] : current.addresses;
+						const run = await runAction(emu, { resource: 'watchList', operation: current.kind, listName: 'deposits', address: '={{ $json.address }}' }, { items: addresses.map((address) => ({ address })) });
 						expect(run.error).toBeUndefined();
+						if (current.fillers) seen.largeEdits++;
+						// Mined before the edit's first read of the tip, the block is below the height the edit takes effect above.
+						const first = mined !== undefined && current.during!.request === 0 && current.during!.when === 'before';
+						if (first) tip = mined.height;
+						// Mined after that and before the trigger's hook took the edit, the block was matched with the removed
+						// addresses: they are on the list up to its height. (An address added is on it above the tip.)
+						const patched = emu.requests.slice(requestsBefore).findIndex((request) => request.method === 'PATCH' && request.path.endsWith(triggerUuid));
+						const { request, when } = current.during ?? { request: 0, when: 'before' };
+						const matchedBefore = mined !== undefined && !first && patched >= 0 && (when === 'before' ? request <= patched : request < patched);
 						for (const address of current.addresses) {
 							const now = listedAt(Infinity).has(address);
-							if (now !== (current.kind === 'add')) edits.set(address, [...(edits.get(address) ?? []), { above: tip, listed: !now }]);
+							if (now !== (current.kind === 'add')) edits.set(address, [...(edits.get(address) ?? []), { above: !now || !matchedBefore ? tip : mined!.height, listed: !now }]);
 						}
+						if (!mined) continue;
+						if (!emu.state().blockHeights.includes(mined.height)) {
+							// The edit made fewer requests than the one the block waited for: mined after it.
+							emu.disarm();
+							await emu.injectBlock(input(mined));
+						} else seen.minedInEdits++;
+						await emu.settled();
+						chain.push(mined);
+						tip = mined.height;
+						// Every delivery of the block (the service's, and the edit's evaluation of it again), handed over in turn.
+						const items = await outputs(emu.deliveries.slice(delivered).filter((report) => report.blockHeight === mined.height));
+						const byId = new Map<string, Record<string, unknown>>();
+						for (const item of items) {
+							const twin = byId.get(String(item.eventId));
+							if (twin) {
+								seen.replayed++;
+								// A block evaluated again comes with the same ids and the same events. The first came matched with the
+								// list before the edit (its hook's name says so); evaluated again, with the edit: it names the added
+								// addresses too, and none fewer.
+								expect({ ...shape(item), watched: undefined }).toEqual({ ...shape(twin), watched: undefined });
+								expect(item.watched).toEqual(expect.arrayContaining(twin.watched as unknown[]));
+							}
+							byId.set(String(item.eventId), item);
+						}
+						const listed = listedAt(mined.height);
+						const expected = mined.transfers.filter(about(listed)).map((transfer) => ({ direction: 'apply', ...transfer, watched: watchedOf(listed, transfer) }));
+						const byAmount = (a: { amount: unknown }, b: { amount: unknown }) => Number(a.amount) - Number(b.amount);
+						const at = `step ${steps.indexOf(current)}, mined ${current.during!.when} request ${current.during!.request} of [${requests().join(', ')}]`;
+						expect({ at, items: [...byId.values()].map(shape).sort(byAmount) }).toEqual({ at, items: expected.sort(byAmount) });
+						checkApplied([...byId.values()]);
 						continue;
 					}
 					// Reorganisations across edits too: an undo is about the addresses listed at its block's height, as its apply was.
@@ -208,10 +266,7 @@ describe('watch list matching', () => {
 						expect(applied.delete(String(item.eventId))).toBe(true);
 						seen.undos++;
 					}
-					for (const item of items.filter((candidate) => candidate.direction === 'apply')) {
-						expect(applied.has(String(item.eventId))).toBe(false);
-						applied.add(String(item.eventId));
-					}
+					checkApplied(items);
 				}
 			}),
 			propertyParameters(40),
@@ -220,6 +275,10 @@ describe('watch list matching', () => {
 		expect(seen.reorgs).toBeGreaterThan(0);
 		expect(seen.undos).toBeGreaterThan(0);
 		expect(seen.acrossEdits).toBeGreaterThan(0);
-		console.log(`watch list sequences: ${seen.reorgs} reorganisations, ${seen.undos} undo items, ${seen.acrossEdits} blocks undone after an edit of their addresses`);
+		expect(seen.minedInEdits).toBeGreaterThan(0);
+		expect(seen.largeEdits).toBeGreaterThan(0);
+		console.log(
+			`watch list sequences: ${seen.reorgs} reorganisations, ${seen.undos} undo items, ${seen.acrossEdits} blocks undone after an edit of their addresses, ${seen.minedInEdits} blocks mined inside an edit (${seen.replayed} items twice, evaluated again), ${seen.largeEdits} edits of over 1,000 addresses`,
+		);
 	});
 });

@@ -23,7 +23,7 @@ import {
 	useEmulator,
 } from '../../support/engine/fixtures';
 import { testnetAddress } from '../../support/addresses';
-import { editFilter, editsOf, HISTORY_EDITS, HISTORY_HEIGHTS } from '../../../nodes/shared/watchList/history';
+import { editFilters, editsOf, HISTORY_HEIGHTS } from '../../../nodes/shared/watchList/history';
 import { watchFilters } from '../../../nodes/shared/watchList/kinds';
 
 useEmulator();
@@ -320,15 +320,21 @@ describe('a trigger watching a watch list', () => {
 		}
 
 		for (const kind of Object.keys(edits) as Array<keyof typeof edits>) {
-			it(`gives, for a block mined before or after any request of ${kind === 'add' ? 'an add' : `a ${kind}`}, the transfers of the addresses listed at its height, those of added addresses once`, async () =>
+			it(`gives, for a block mined before or after any request of ${kind === 'add' ? 'an add' : `a ${kind}`}, the transfers of the addresses listed at its height (a removed one until the hook took the edit), those of added addresses once`, async () =>
 				handingDeliveriesOver(async () => {
 					const { requests } = await editWithBlock(kind);
 					const points = requests.flatMap((_, request) => (['before', 'after'] as const).map((when) => ({ request, when })));
 					const seen: string[] = [];
+					// The trigger's hook takes the edit at the last request of the baseline: the PATCH of its filters.
+					const patched = requests.length - 1;
 					for (const point of points) {
 						const { items, requests: during } = await editWithBlock(kind, point);
-						// Mined before the edit's first read of the tip, the block is below the height the edit takes effect above.
-						const listed = point.request === 0 && point.when === 'before' ? [ALICE, OLD] : edits[kind].after;
+						// Mined before the edit's first read of the tip, the block is below the height the edit takes effect above:
+						// the list before it. After that, an added address is listed; a removed one still is while the trigger's
+						// hook has not taken the edit, as the service matched the block with it.
+						const first = point.request === 0 && point.when === 'before';
+						const matchedBefore = point.when === 'before' ? point.request <= patched : point.request < patched;
+						const listed = first ? [ALICE, OLD] : [...edits[kind].after, ...(matchedBefore && !edits[kind].after.includes(OLD) ? [OLD] : [])];
 						const byId = new Map<string, (typeof items)[number]>();
 						for (const item of items) {
 							const twin = byId.get(String(item.eventId));
@@ -341,26 +347,68 @@ describe('a trigger watching a watch list', () => {
 						expect({ at, recipients: [...byId.values()].map((item) => item.recipient).sort() }).toEqual({ at, recipients: [...listed].sort() });
 						// The transfers to addresses the edit added: each once.
 						expect({ at, added: items.filter((item) => NEW.includes(String(item.recipient))).length }).toEqual({ at, added: listed.filter((address) => NEW.includes(address)).length });
-						seen.push(`${at}: ${during.filter((request) => request.endsWith('/evaluate')).length} evaluated again`);
+						seen.push(`${at}: ${during.length} requests, ${during.filter((request) => request.endsWith('/evaluate')).length} of them evaluations again`);
 					}
 					console.log(`${kind}: ${requests.join(', ')}\n  ${seen.join('\n  ')}`);
 				}));
 		}
 	});
 
-	it('remembers the newest HISTORY_EDITS edits of an address: a replacement of 1,200 addresses by 10 records the 10 and 990 removals', async () => {
-		const old = Array.from({ length: 1200 }, (_, i) => addressNo(5000 + i));
-		const fresh = Array.from({ length: 10 }, (_, i) => addressNo(9000 + i));
-		await edit('add', old);
-		await activate();
-		await emu.injectBlock({ height: 50, transactions: [{ kind: 'stx_transfer', sender: ALICE, recipient: BOB, amount: 1 }] });
-		await edit('replace', fresh);
-		const edits = editsOf(listHook()!.definition.filters.events);
-		expect(edits).toHaveLength(HISTORY_EDITS);
-		expect(edits.slice(-10)).toEqual(fresh.map((address) => ({ address, listed: true, height: 50 })));
-		expect(edits.slice(0, -10)).toEqual(old.slice(210).map((address) => ({ address, listed: false, height: 50 })));
-		// The trigger's hook: the 10, the 990 removals remembered (for their undos), and the records.
-		expect(triggerHook()!.definition.filters.events).toHaveLength((10 + 990) * 2 + HISTORY_EDITS);
+	it('remembers edits of any size, in a record each: a replacement of 1,200 addresses by 10 keeps the 1,200 removals, and a reorganisation across it is exact', async () =>
+		handingDeliveriesOver(async () => {
+			const old = Array.from({ length: 1200 }, (_, i) => addressNo(5000 + i));
+			const fresh = Array.from({ length: 10 }, (_, i) => addressNo(9000 + i));
+			await edit('add', old);
+			const staticData = await activate();
+			const pay = (height: number, recipients: string[], hash?: string) => ({ height, hash, transactions: recipients.map((recipient, i) => ({ kind: 'stx_transfer' as const, sender: ALICE, recipient, amount: height * 100 + i })) });
+			const block50 = pay(50, [old[0], old[1199], fresh[0]], `0x${'d'.repeat(64)}`);
+			await emu.injectBlock(block50);
+			await edit('replace', fresh);
+			// Two records: the 1,200 removed and the 10 added above height 50, by their places among the hook's addresses.
+			const records = listHook()!.definition.filters.events.filter((filter) => filter.type === 'contract_call');
+			expect(records).toEqual([
+				{ type: 'contract_call', contract_identifier: 'ST000000000000000000002AMW42H.n8n-watch-list', function_name: 'removed above 50: 10-1209' },
+				{ type: 'contract_call', contract_identifier: 'ST000000000000000000002AMW42H.n8n-watch-list', function_name: 'added above 50: 0-9' },
+			]);
+			expect(editsOf(listHook()!.definition.filters.events, [...fresh, ...old])).toEqual([...old.map((address) => ({ address, listed: false, height: 50 })), ...fresh.map((address) => ({ address, listed: true, height: 50 }))]);
+			expect((await getList()).addresses).toEqual(fresh);
+			// The trigger's hook: the 10 and the 1,200 lately removed (for their undos), each received and sent, and the two records.
+			expect(triggerHook()!.definition.filters.events).toHaveLength((10 + 1200) * 2 + 2);
+			// Block 50 undone, a new 50 and 51: each block is matched with the list at its height.
+			const reports = await emu.injectReorg([block50], [pay(50, [old[1199], fresh[1]]), pay(51, [old[1199], fresh[1]])]);
+			const items = [];
+			for (const { payload } of reports) items.push(...((await deliverToTrigger(payload, staticData, watchingParameters())).response.workflowData?.[0] ?? []).map(({ json }) => [json.direction, json.blockHeight, json.recipient]));
+			expect(items).toEqual([
+				['rollback', 50, old[0]],
+				['rollback', 50, old[1199]],
+				['apply', 50, old[1199]],
+				['apply', 51, fresh[1]],
+			]);
+		}));
+
+	it('reads the edits of a list written by 0.1.0 (a filter per address and edit), and writes them as records at the next edit', async () => {
+		await edit('add', [ALICE]);
+		await emu.injectBlock({ height: 40, transactions: [{ kind: 'stx_transfer', sender: ALICE, recipient: BOB, amount: 1 }] });
+		// As 0.1.0 left it: ALICE listed, added above 30; BOB removed above 40, known only from his record.
+		const perAddress = (address: string, change: 'added' | 'removed', height: number) => ({ type: 'nft_burn', asset_identifier: `ST000000000000000000002AMW42H.n8n-watch-list::${change}`, sender: address, value: height });
+		await fetch(`${emu.url}/me/${listHook()!.uuid}`, {
+			method: 'PATCH',
+			headers: { 'x-api-key': API_KEY, 'content-type': 'application/json' },
+			body: JSON.stringify({ filters: { events: [{ type: 'balance_change', principal: ALICE }, perAddress(ALICE, 'added', 30), perAddress(BOB, 'removed', 40)] } }),
+		});
+		expect((await getList()).addresses).toEqual([ALICE]);
+		// No hook has evaluated a block: the new address is on the list at every height, and has no record.
+		await edit('add', [addressNo(7)]);
+		expect(listHook()!.definition.filters.events).toEqual([
+			{ type: 'balance_change', principal: ALICE },
+			{ type: 'balance_change', principal: addressNo(7) },
+			{ type: 'balance_change', principal: BOB },
+			...editFilters('testnet', [ALICE, addressNo(7), BOB], [
+				{ address: ALICE, listed: true, height: 30 },
+				{ address: BOB, listed: false, height: 40 },
+			]),
+		]);
+		expect((await getList()).addresses).toEqual([ALICE, addressNo(7)]);
 	});
 
 	it('keeps the list when deactivated, and watches it again, edits made meanwhile included, when activated', async () => {
@@ -396,10 +444,10 @@ describe('a trigger watching a watch list', () => {
 			const result = await deliverToTrigger(report.payload, staticData, watchingParameters());
 			expect(result.response.workflowData?.[0].map((item) => [item.json.sender, item.json.watched])).toEqual([[listed[5], [{ address: listed[5], direction: 'out' }]]]);
 
-			// Growing on: only the digest in its name and the edit's record (added above height 30) change, no refused request first.
+			// Growing on: only the digest in its name changes (the list's hook keeps the edit's record), no refused request first.
 			emu.clearRequests();
 			await edit('add', [listed[6]]);
-			expect(triggerHook()!.definition.filters.events).toEqual([{ type: 'stx_transfer' }, editFilter('testnet', { address: listed[6], listed: true, height: 30 })]);
+			expect(triggerHook()!.definition.filters.events).toEqual([{ type: 'stx_transfer' }]);
 			expect(emu.requests.map((request) => request.status)).not.toContain(400);
 			// Shrunk to three addresses, but the four removed are still watched for a reorganisation's undos: matched in n8n still.
 			await edit('remove', listed.slice(3));
@@ -412,7 +460,7 @@ describe('a trigger watching a watch list', () => {
 			// Two listed and one lately removed, each received and sent; and the removal's record.
 			expect(triggerHook()!.definition.filters.events).toEqual([
 				...watchFilters([listed[0], listed[1], listed[2]], ['stxReceived', 'stxSent']),
-				editFilter('testnet', { address: listed[2], listed: false, height: 31 + HISTORY_HEIGHTS }),
+				...editFilters('testnet', listed.slice(0, 3), [{ address: listed[2], listed: false, height: 31 + HISTORY_HEIGHTS }]),
 			]);
 		} finally {
 			emu.configure({ maxFilters: null });
