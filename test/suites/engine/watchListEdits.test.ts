@@ -319,6 +319,35 @@ describe('a trigger watching a watch list', () => {
 			return { requests, items };
 		}
 
+		it('gives the added addresses\' transfers of a block mined while the PATCH of the trigger\'s hook failed and was sent again, once each', async () =>
+			handingDeliveriesOver(async () => {
+				// Refused once (503: not applied), the block mined meanwhile; then applied with its answer lost, a block mined
+				// in between again. Each time the PATCH is sent again, and its last answer says how far the service had gone.
+				const faults = [
+					{ name: 'refused', arm: (uuid: string) => (emu.mineAt({ method: 'PATCH', path: uuid }, 'before', block61), emu.failNext(1, 503, { match: { method: 'PATCH', path: uuid }, retryAfter: '0' })) },
+					{ name: 'answer lost', arm: (uuid: string) => (emu.mineAt({ method: 'PATCH', path: uuid }, 'after', block61), emu.dropNext(1, 'reset', { match: { method: 'PATCH', path: uuid }, afterServing: true })) },
+				];
+				for (const fault of faults) {
+					emu.reset();
+					emu.configure({ interruptAfterFailures: 1000 });
+					await edit('add', [ALICE, OLD]);
+					const staticData = await activate();
+					const { uuid } = triggerHook()!;
+					await emu.injectBlock({ height: 60, transactions: [{ kind: 'stx_transfer', sender: OUTSIDER, recipient: ALICE, amount: 100 }] });
+					emu.clearRequests();
+					fault.arm(uuid);
+					expect((await edit('add', NEW)).error).toBeUndefined();
+					await emu.settled();
+					expect({ fault: fault.name, patches: emu.requests.filter((request) => request.method === 'PATCH' && request.path.endsWith(uuid)).length }).toEqual({ fault: fault.name, patches: 2 });
+					const items = [];
+					for (const report of emu.deliveries.filter((delivery) => delivery.hookUuid === uuid && delivery.blockHeight === 61)) {
+						items.push(...((await deliverToTrigger(report.payload, staticData, watchingParameters())).response.workflowData?.[0] ?? []).map((item) => item.json));
+					}
+					const received = (address: string) => new Set(items.filter((item) => item.recipient === address).map((item) => item.eventId)).size;
+					expect({ fault: fault.name, received: [ALICE, OLD, ...NEW].map(received) }).toEqual({ fault: fault.name, received: [1, 1, 1, 1, 1] });
+				}
+			}));
+
 		for (const kind of Object.keys(edits) as Array<keyof typeof edits>) {
 			it(`gives, for a block mined before or after any request of ${kind === 'add' ? 'an add' : `a ${kind}`}, the transfers of the addresses listed at its height (a removed one until the hook took the edit), those of added addresses once`, async () =>
 				handingDeliveriesOver(async () => {
