@@ -29,7 +29,8 @@ import { listeningSample, replaySampleBlock } from '../listening/sampleBlock';
 import { nodeKey } from '../nodeKey';
 import { withoutDigest } from '../../shared/watchList/listHook';
 import { refusedForSize, sizeRefusal } from '../../shared/watchList/refusal';
-import { type HookShape, hookFilters, readWatchParameters, type WatchParameters } from '../watch/watching';
+import { followList } from '../../shared/watchList/edit';
+import { type HookShape, hookFilters, type ListRead, readWatchParameters, type WatchParameters } from '../watch/watching';
 
 function defaultHookName(ctx: HookOwner): string {
 	const workflow = ctx.getWorkflow();
@@ -59,6 +60,8 @@ export function hookParameters(ctx: HookOwner): HookParameters {
 interface Wanted {
 	definition: Definition;
 	inN8n?: Definition;
+	/** Watching a watch list: the read of the list these were shaped by. */
+	listRead?: ListRead;
 }
 
 async function desiredDefinitions(ctx: HookOwner, service: Service, webhookUrl: string, params = hookParameters(ctx)): Promise<Wanted> {
@@ -72,7 +75,15 @@ async function desiredDefinitions(ctx: HookOwner, service: Service, webhookUrl: 
 			filters,
 			options: params.options,
 		});
-	return { definition: build(shape), ...(shape.inN8n && { inN8n: build(shape.inN8n) }) };
+	return { definition: build(shape), ...(shape.inN8n && { inN8n: build(shape.inN8n) }), ...(shape.listRead && { listRead: shape.listRead }) };
+}
+
+/**
+ * Watching a watch list: an edit that wrote the list after the trigger read it, and looked for the hooks watching it
+ * before this one was registered, did not update it. The list is read again, and the hook follows it in place.
+ */
+async function followEditsSinceRead(ctx: HookOwner, service: Service, hook: Hook, wanted: Wanted): Promise<void> {
+	if (wanted.listRead) await followList(ctx, service.connection, hook, wanted.listRead.name, wanted.listRead.tip);
 }
 
 /** Key-order-independent JSON, with options that are off left out (the service may echo them as false or null). */
@@ -179,6 +190,7 @@ async function checkExistsNow(ctx: IHookFunctions): Promise<boolean> {
 		// miss the blocks between the deletion and the new registration).
 		const inPlace = hook && desired && (isWanted(hook, desired) || sameButFilters(hook, desired.definition));
 		if (hook && desired && inPlace && !isWanted(hook, desired)) await updateInPlace(ctx, service, hook, desired);
+		if (hook && desired && inPlace) await followEditsSinceRead(ctx, service, hook, desired);
 		if (hook && inPlace) {
 			await keepSecret(ctx, connection);
 			await ensureDeliveringOnActivation(ctx, hook, service);
@@ -198,6 +210,7 @@ async function checkExistsNow(ctx: IHookFunctions): Promise<boolean> {
 	// and then forgotten, e.g. with lost static data: adopt the one that fits, remove the stale rest.
 	const keep = await keepOneOf(service, webhookUrl, desired);
 	if (!keep) return false;
+	await followEditsSinceRead(ctx, service, keep, desired);
 	await keepSecret(ctx, connection);
 	if (goneAtActivation.delete(nodeKey(ctx))) noteStoppedAtActivation(ctx, keep);
 	await ensureDeliveringOnActivation(ctx, keep, service);
@@ -331,7 +344,9 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 		// Before the hook exists: an account without a secret gets one before anything is delivered.
 		await keepSecret(this, connection);
 		const service = serviceFor(this, connection);
-		const hook = await registerEnabled(this, service, await desiredDefinitions(this, service, webhookUrl));
+		const wanted = await desiredDefinitions(this, service, webhookUrl);
+		const hook = await registerEnabled(this, service, wanted);
+		await followEditsSinceRead(this, service, hook, wanted);
 		if (goneAtActivation.delete(nodeKey(this))) noteStoppedAtActivation(this, hook);
 		await whenListening(this, hook, connection, sample);
 		return true;

@@ -18,6 +18,7 @@ import { toEventFilters, triggerOnProperty } from '../../shared/eventFilters';
 import { DEFAULT_WATCH_KINDS, knownKinds, watchFilters, watchForProperty, type WatchKind } from '../../shared/watchList/kinds';
 import { checkedListName, findListHook, inN8nFilters, listNameProperty, type ListState, listStateOf, typedInN8nMarker, watchingFilters, watchMarker } from '../../shared/watchList/listHook';
 import type { Service } from '../../shared/api/service';
+import { evaluatedTip } from '../../shared/watchList/edit';
 import { WatchedAddresses } from './watchedAddresses';
 
 type WatchMode = 'filters' | 'addresses' | 'list';
@@ -117,6 +118,12 @@ function checkedKinds(node: INode, params: WatchParameters): WatchKind[] {
 	return params.watchFor;
 }
 
+/** A watch list as the trigger read it to shape its hook: its name, and the chain's tip then (undefined before any block). */
+export interface ListRead {
+	name: string;
+	tip: number | undefined;
+}
+
 /** A hook's filters, and what its name ends with. */
 export interface HookShape {
 	filters: EventFilter[];
@@ -130,12 +137,13 @@ export interface HookShape {
  * service refuses one filter per address and kind as too large (filters selecting the kinds for any address,
  * the trigger matching the list; ../../shared/watchList/listHook.ts), when it has fewer filters.
  */
-export async function hookFilters(node: INode, params: WatchParameters, service: Service, key: string): Promise<HookShape & { inN8n?: HookShape }> {
+export async function hookFilters(node: INode, params: WatchParameters, service: Service, key: string): Promise<HookShape & { inN8n?: HookShape; listRead?: ListRead }> {
 	const { network } = service.connection;
 	if (params.watch === 'filters') return { filters: watchingOf(node, params, network, key).filters, nameSuffix: '' };
 	let shape: HookShape;
 	let list: ListState;
 	let inN8nSuffix: string;
+	let listRead: ListRead | undefined;
 	if (params.watch === 'addresses') {
 		const watching = watchingOf(node, params, network, key);
 		list = { addresses: [...watching.list!.addresses], edits: [] };
@@ -144,12 +152,15 @@ export async function hookFilters(node: INode, params: WatchParameters, service:
 	} else {
 		const name = checkedListName(node, params.listName);
 		const kinds = checkedKinds(node, params);
-		const listHook = findListHook(await service.list(), name, network);
+		const hooks = await service.list();
+		const listHook = findListHook(hooks, name, network);
 		// With the list's remembered edits: a hook registered again (the health check) replays heights before them.
 		list = listHook ? listStateOf(listHook) : { addresses: [], edits: [] };
 		shape = { filters: watchingFilters(list, kinds, network), nameSuffix: watchMarker(name, kinds, list) };
 		inN8nSuffix = watchMarker(name, kinds, list, true);
+		listRead = { name, tip: evaluatedTip(hooks, network) };
 	}
 	const broad = inN8nFilters(list, params.watchFor, network, shape.filters);
-	return broad ? { ...shape, inN8n: { filters: broad, nameSuffix: inN8nSuffix } } : shape;
+	const withRead = listRead ? { ...shape, listRead } : shape;
+	return broad ? { ...withRead, inN8n: { filters: broad, nameSuffix: inN8nSuffix } } : withRead;
 }

@@ -22,7 +22,7 @@ import type { Connection } from '../transport/connection';
 import type { RequestContext } from '../transport/context';
 import { inTurn } from '../turns';
 import { canonicalEdits, recordedEdits } from './history';
-import { addressesOf, findListHook, inN8nFilters, listDefinition, type ListState, listStateOf, watchedListOf, watchingFilters, watchMarker } from './listHook';
+import { addressesOf, findListHook, inN8nFilters, listDefinition, listDigest, type ListState, listStateOf, watchedListOf, watchingFilters, watchMarker } from './listHook';
 import { refusedForSize } from './refusal';
 
 export interface ListChange {
@@ -76,7 +76,7 @@ const sameFilters = (a: readonly unknown[], b: readonly unknown[]) => JSON.strin
  * account's hooks on the network has evaluated, the hooks watching the list among them (one of them stopped
  * still gets the heights it missed matched with the list as it was). Undefined when none has evaluated a block.
  */
-function evaluatedTip(hooks: readonly Hook[], network: string): number | undefined {
+export function evaluatedTip(hooks: readonly Hook[], network: string): number | undefined {
 	let tip: number | undefined;
 	for (const hook of hooks) {
 		const height = evaluatedHeight(hook);
@@ -162,6 +162,24 @@ async function rewritten(ctx: RequestContext, connection: Connection, name: stri
 		if (!back) throw new Error(`The watch list "${name}" was deleted at the service while it was edited`);
 		list = back;
 	}
+}
+
+/**
+ * A hook just registered to watch list `name`, shaped by a read of the list at chain tip `tipAtRead`: an edit that
+ * wrote the list after that read, and listed the hooks before this one existed, did not update it. The list is read
+ * again; when it moved, the hook takes it in place, and the heights it evaluated without it are evaluated again.
+ * One request when nothing moved.
+ */
+export async function followList(ctx: RequestContext, connection: Connection, hook: Hook, name: string, tipAtRead: number | undefined): Promise<Watcher | undefined> {
+	const hooks = await listHooks(ctx, { connection });
+	const list = findListHook(hooks, name, connection.network);
+	const watched = watchedListOf(hook.definition.name);
+	if (!list || !watched) return undefined;
+	const state = listStateOf(list);
+	if (listDigest(state) === watched.digest) return undefined;
+	const [watcher] = await updateWatchers(ctx, connection, [hook], name, state, false);
+	await replayMissed(ctx, connection, [watcher], tipAtRead, undefined, true);
+	return watcher;
 }
 
 /** Heights an edit evaluates again at most, each a request per watching hook. */

@@ -24,7 +24,7 @@ import {
 } from '../../support/engine/fixtures';
 import { testnetAddress } from '../../support/addresses';
 import { editFilters, editsOf, HISTORY_HEIGHTS } from '../../../nodes/shared/watchList/history';
-import { watchFilters } from '../../../nodes/shared/watchList/kinds';
+import { principalsOf, watchFilters } from '../../../nodes/shared/watchList/kinds';
 
 useEmulator();
 
@@ -346,6 +346,27 @@ describe('a trigger watching a watch list', () => {
 					const received = (address: string) => new Set(items.filter((item) => item.recipient === address).map((item) => item.eventId)).size;
 					expect({ fault: fault.name, received: [ALICE, OLD, ...NEW].map(received) }).toEqual({ fault: fault.name, received: [1, 1, 1, 1, 1] });
 				}
+			}));
+
+		it('follows an edit that ran while the trigger was activated, between its read of the list and its registration', async () =>
+			handingDeliveriesOver(async () => {
+				await edit('add', [ALICE, OLD]);
+				await emu.injectBlock({ height: 60, transactions: [{ kind: 'stx_transfer', sender: OUTSIDER, recipient: ALICE, amount: 100 }] });
+				// The whole edit runs after the trigger read the list and before it registers its hook: the edit finds no hook
+				// watching the list. Block 61 comes once the hook is registered, before it reads the list again.
+				emu.beforeServing({ method: 'POST', path: /\/me\/$/ }, async () => {
+					expect((await edit('add', NEW)).error).toBeUndefined();
+					emu.mineAt({ method: 'GET', path: /\/me\/$/ }, 'before', block61);
+				});
+				const staticData = await activate();
+				await emu.settled();
+				const { uuid } = triggerHook()!;
+				expect(new Set(principalsOf(triggerHook()!.definition.filters.events))).toEqual(new Set([ALICE, OLD, ...NEW]));
+				const items = [];
+				for (const report of emu.deliveries.filter((delivery) => delivery.hookUuid === uuid && delivery.blockHeight === 61)) {
+					items.push(...((await deliverToTrigger(report.payload, staticData, watchingParameters())).response.workflowData?.[0] ?? []).map((item) => item.json));
+				}
+				expect([...new Set(items.map((item) => `${item.recipient} ${item.eventId}`))].map((entry) => entry.split(' ')[0]).sort()).toEqual([ALICE, OLD, ...NEW].sort());
 			}));
 
 		for (const kind of Object.keys(edits) as Array<keyof typeof edits>) {
