@@ -296,6 +296,15 @@ describe('a trigger watching a watch list', () => {
 		const block61 = { height: 61, transactions: [ALICE, OLD, ...NEW].map((recipient, i) => ({ kind: 'stx_transfer' as const, sender: OUTSIDER, recipient, amount: i + 1 })) };
 		const shape = (request: { method: string; path: string }) => `${request.method} ${request.path.replace(/[0-9a-f-]{36}/, '{uuid}')}`;
 
+		/** The items of every delivery of block 61 to hook `uuid` (the service's, and an edit's evaluation of it again), handed to the trigger in turn. */
+		async function itemsOf61(uuid: string, staticData: IDataObject): Promise<IDataObject[]> {
+			const items: IDataObject[] = [];
+			for (const report of emu.deliveries.filter((delivery) => delivery.hookUuid === uuid && delivery.blockHeight === 61)) {
+				items.push(...((await deliverToTrigger(report.payload, staticData, watchingParameters())).response.workflowData?.[0] ?? []).map((item) => item.json));
+			}
+			return items;
+		}
+
 		/** A list of ALICE and OLD, watched by a trigger, the chain at 60; then the edit, block 61 armed at `point` of it (none: not at all). */
 		async function editWithBlock(kind: keyof typeof edits, point?: { request: number; when: 'before' | 'after' }) {
 			emu.reset();
@@ -312,11 +321,7 @@ describe('a trigger watching a watch list', () => {
 			// Mined after the edit when it was armed at none of its requests: the hook has the edit by then.
 			if (!emu.state().blockHeights.includes(61)) await emu.injectBlock(block61);
 			await emu.settled();
-			const items = [];
-			for (const report of emu.deliveries.filter((delivery) => delivery.hookUuid === uuid && delivery.blockHeight === 61)) {
-				items.push(...((await deliverToTrigger(report.payload, staticData, watchingParameters())).response.workflowData?.[0] ?? []).map((item) => item.json));
-			}
-			return { requests, items };
+			return { requests, items: await itemsOf61(uuid, staticData) };
 		}
 
 		it('gives the added addresses\' transfers of a block mined while the PATCH of the trigger\'s hook failed and was sent again, once each', async () =>
@@ -339,10 +344,7 @@ describe('a trigger watching a watch list', () => {
 					expect((await edit('add', NEW)).error).toBeUndefined();
 					await emu.settled();
 					expect({ fault: fault.name, patches: emu.requests.filter((request) => request.method === 'PATCH' && request.path.endsWith(uuid)).length }).toEqual({ fault: fault.name, patches: 2 });
-					const items = [];
-					for (const report of emu.deliveries.filter((delivery) => delivery.hookUuid === uuid && delivery.blockHeight === 61)) {
-						items.push(...((await deliverToTrigger(report.payload, staticData, watchingParameters())).response.workflowData?.[0] ?? []).map((item) => item.json));
-					}
+					const items = await itemsOf61(uuid, staticData);
 					const received = (address: string) => new Set(items.filter((item) => item.recipient === address).map((item) => item.eventId)).size;
 					expect({ fault: fault.name, received: [ALICE, OLD, ...NEW].map(received) }).toEqual({ fault: fault.name, received: [1, 1, 1, 1, 1] });
 				}
@@ -362,10 +364,7 @@ describe('a trigger watching a watch list', () => {
 				await emu.settled();
 				const { uuid } = triggerHook()!;
 				expect(new Set(principalsOf(triggerHook()!.definition.filters.events))).toEqual(new Set([ALICE, OLD, ...NEW]));
-				const items = [];
-				for (const report of emu.deliveries.filter((delivery) => delivery.hookUuid === uuid && delivery.blockHeight === 61)) {
-					items.push(...((await deliverToTrigger(report.payload, staticData, watchingParameters())).response.workflowData?.[0] ?? []).map((item) => item.json));
-				}
+				const items = await itemsOf61(uuid, staticData);
 				expect([...new Set(items.map((item) => `${item.recipient} ${item.eventId}`))].map((entry) => entry.split(' ')[0]).sort()).toEqual([ALICE, OLD, ...NEW].sort());
 			}));
 
