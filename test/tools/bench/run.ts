@@ -21,6 +21,7 @@
  *      and a streaming hook in regular and queue mode, n8n's public address reachable from inside or
  *      not, with and without the Internal Webhook Address, and the alerts raised   (topologies.ts); ten
  *      triggers of one account through a restart of n8n, against the rate limit's floor         (fleet.ts)
+ *   9. a 10,000-address watch list: in process (watchList.ts); in n8n, against a broad hook + Filter node (watchListN8n.ts)
  *
  * Environment: BENCH_ROUNDS (rounds of part 1, default 3); BENCH_PARTS=2,3 (only those parts, for a
  * quick look; the default runs all eight). Interrupted, support's process handling kills every
@@ -41,6 +42,7 @@ import { deliveryRows } from './n8n-delivery';
 import { queueRows } from './queue';
 import { recordRows } from './record';
 import { topologyRows } from './topologies';
+import { watchListN8nRows } from './watchListN8n';
 import { fmtRatio, type Row } from './util';
 
 const OUT_FILE = path.join(REPO_DIR, 'test', 'tools', 'bench', 'last-run.md');
@@ -130,6 +132,7 @@ async function main(): Promise<number> {
 		['3 getAll over 600 hooks', () => engine('getall')],
 		['4 pacing', async () => [...(await engine('pacing')), ...(await engine('pacing-2s'))]],
 		['9 a 10,000-address watch list', () => engine('watch-list')],
+		['9 a 10,000-address watch list in n8n', () => watchListN8nRows(log)],
 		['1 deliveries in n8n', () => deliveryRows(rounds, log)],
 		['6 queue mode', () => queueRows(log)],
 		['7 one hook in order, and the ledger', () => recordRows(rounds, log)],
