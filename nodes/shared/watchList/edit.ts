@@ -7,9 +7,10 @@
  * Edits of one list in this n8n process take turns; an edit reads the list back after writing it, and
  * writes it again while its change is not all there (another process wrote over it), up to three times.
  *
- * Each edit is recorded with the height it takes effect above, the chain's tip (history.ts): the list and its
- * watching hooks keep the records of the last HISTORY_HEIGHTS heights, and a removed address's filters as
- * long, so that a block undone or replayed later is matched with the list as it was at its height.
+ * Each edit is recorded with the height it takes effect above (history.ts): the list and its watching hooks keep
+ * the records of the last HISTORY_HEIGHTS heights, and a removed address's filters as long, so that a block
+ * undone or replayed later is matched with the list as it was at its height. An edit misses nothing: the blocks
+ * the service matched without it while it ran are evaluated again (editList, replayMissed).
  *
  * A watching hook holds one filter per address and kind while the service takes that many; refused as too
  * large, it takes the filters that select the kinds for any address instead, the trigger matching the list
@@ -224,8 +225,8 @@ async function replayMissed(
 /**
  * A write of the list's own hook (one filter per address): refused for its size, an error that says the list is
  * unchanged and what to do, with the service's words. How large a hook the service takes is not public; the
- * emulator's 1 MiB body limit holds about 15,000 addresses (70 bytes each), 12,800 beside 1,000 edit records
- * (153 bytes each, history.ts).
+ * emulator's 1 MiB body limit holds about 14,900 addresses (70 bytes each, lately removed ones included); an edit's
+ * record adds a few bytes per run of addresses (history.ts).
  */
 async function keptOrRefused<T>(name: string, before: number, after: number, write: () => Promise<T>): Promise<T> {
 	try {
