@@ -288,17 +288,18 @@ describe('A watch list edited live from other workflows', () => {
 	 * The example's signup workflow (a Webhook, one item an address, the Stacks Hooks node's Add), and the same workflow
 	 * removing, at a path of its own. Its runs keep no execution data, as a bulk import should not.
 	 */
-	function editor(operation: 'add' | 'remove'): WorkflowJson {
+	function editor(operation: 'add' | 'remove' | 'replace'): WorkflowJson {
 		const workflow = loadExample('depositSignup', credential);
 		if (operation === 'add') return workflow;
 		const [webhook, split, stacksHooks] = workflow.nodes as Array<Record<string, unknown> & { parameters: Record<string, unknown> }>;
+		const digit = operation === 'remove' ? '0' : '1';
 		return {
 			...workflow,
-			name: 'Deposit addresses: remove',
+			name: `Deposit addresses: ${operation}`,
 			nodes: [
-				{ ...webhook, id: 'e1d2c3b4-0000-4a5b-8c6d-7e8f9a0b1c2d', webhookId: '9d2e3f4a-5b6c-4d7e-8f90-1a2b3c4d5e6f', parameters: { ...webhook.parameters, path: 'deposit-addresses-remove' } },
-				{ ...split, id: 'e1d2c3b4-0001-4a5b-8c6d-7e8f9a0b1c2d' },
-				{ ...stacksHooks, id: 'e1d2c3b4-0002-4a5b-8c6d-7e8f9a0b1c2d', parameters: { ...stacksHooks.parameters, operation: 'remove' } },
+				{ ...webhook, id: `e1d2c3b4-${digit}000-4a5b-8c6d-7e8f9a0b1c2d`, webhookId: `9d2e3f4a-5b6c-4d7e-8f90-1a2b3c4d5e6${digit}`, parameters: { ...webhook.parameters, path: `deposit-addresses-${operation}` } },
+				{ ...split, id: `e1d2c3b4-${digit}001-4a5b-8c6d-7e8f9a0b1c2d` },
+				{ ...stacksHooks, id: `e1d2c3b4-${digit}002-4a5b-8c6d-7e8f9a0b1c2d`, parameters: { ...stacksHooks.parameters, operation } },
 			],
 		};
 	}
@@ -308,8 +309,8 @@ describe('A watch list edited live from other workflows', () => {
 	 * answered in 9.7 s, and in 30 s beside another real n8n on two cores. The import is allowed two minutes, not the
 	 * helper's 30 s.
 	 */
-	const editList = async (operation: 'add' | 'remove', addresses: string[]) => {
-		const answer = await n8n.request(n8n.webhookUrl(operation === 'add' ? 'deposit-addresses' : 'deposit-addresses-remove'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: { addresses }, timeoutMs: 120_000 });
+	const editList = async (operation: 'add' | 'remove' | 'replace', addresses: string[]) => {
+		const answer = await n8n.request(n8n.webhookUrl(operation === 'add' ? 'deposit-addresses' : `deposit-addresses-${operation}`), { method: 'POST', headers: { 'content-type': 'application/json' }, body: { addresses }, timeoutMs: 120_000 });
 		expect(answer.status).toBe(200);
 		return answer.json as Record<string, unknown>;
 	};
@@ -323,7 +324,7 @@ describe('A watch list edited live from other workflows', () => {
 	let triggerId: string;
 
 	beforeAll(async () => {
-		for (const operation of ['add', 'remove'] as const) await n8n.api.activate((await n8n.api.createWorkflow(editor(operation))).id);
+		for (const operation of ['add', 'remove', 'replace'] as const) await n8n.api.activate((await n8n.api.createWorkflow(editor(operation))).id);
 	});
 
 	it('holds 10,000 addresses added by one run, and a trigger activated on it watches them all', async () => {
@@ -398,21 +399,67 @@ describe('A watch list edited live from other workflows', () => {
 		expect(items(executions[3]).map((item) => (item.watched as Array<{ address: string }>)[0].address)).toEqual([added[0], kept[0]]);
 	});
 
-	it('delivers, once each, the transfers to 50 addresses in a block the service evaluated while the edit adding them ran', async () => {
-		const added = range(50_000, 50);
-		// Mined inside the edit: after it read the chain's tip, before the trigger's hook had the 50 (at the edit's second
-		// listing of the hooks). The service matches it with the list before the edit: nothing is sent until the edit evaluates it again.
-		emu.beforeServing({ method: 'GET', path: /\/me\/$/, skip: 1 }, () => emu.injectBlock(transfersTo(added, 5)));
-		expect(await editList('add', added)).toMatchObject({ listSize: 125 });
-		const executions = await n8n.api.waitForExecutions(triggerId, 5);
-		expect(items(executions[4]).map((item) => item.watched)).toEqual(added.map((address) => [{ address, direction: 'in' }]));
-		await expectNoNewExecution(triggerId, 5);
+	it('delivers, once each, the transfers to 10 addresses added while a block was mined before each request of the edit after its first read of the tip', async () => {
+		const added = range(50_000, 10);
+		const list = listHook()!.uuid;
+		const watcher = liveHook()!.uuid;
+		// Each block pays the 10: after the edit read the chain's tip, before it wrote the list, read it back, listed the
+		// hooks again, and updated the trigger's hook. The service matches each with the list before the edit; the edit
+		// evaluates each again once the hook has the 10.
+		const mined: number[] = [];
+		const block = () => {
+			const transfers = transfersTo(added);
+			mined.push(transfers.height);
+			return transfers;
+		};
+		emu.mineAt({ method: 'PATCH', path: list }, 'before', block());
+		emu.mineAt({ method: 'GET', path: list }, 'before', block());
+		emu.mineAt({ method: 'GET', path: /\/me\/$/, skip: 1 }, 'before', block());
+		emu.mineAt({ method: 'PATCH', path: watcher }, 'before', block());
+		expect(await editList('add', added)).toMatchObject({ listSize: 85 });
+		expect(emu.state().blockHeights).toEqual(expect.arrayContaining(mined));
+		const executions = (await n8n.api.waitForExecutions(triggerId, 8)).slice(4);
+		const delivered = executions.flatMap(items);
+		expect(delivered.map((item) => `${item.blockHeight} ${item.recipient}`).sort()).toEqual(mined.flatMap((at) => added.map((address) => `${at} ${address}`)).sort());
+		expect(new Set(delivered.map((item) => item.eventId)).size).toBe(40);
+		await expectNoNewExecution(triggerId, 8);
+	});
+
+	it('replaces the list by 1,500 new addresses and 60 it held mid-stream; a reorganisation across it undoes what was applied, by its ids, and names the list at each height', async () => {
+		const before = addressesOf(listHook()!);
+		const kept = before.slice(0, 60);
+		const removed = before.slice(60);
+		const fresh = range(60_000, 1500);
+		// Paid before the replace: a kept address and a removed one (both listed then), and a new one (not yet).
+		const paid = transfersTo([kept[0], removed[0], fresh[0]]);
+		await emu.injectBlock(paid);
+		const [applied] = (await n8n.api.waitForExecutions(triggerId, 9)).slice(8);
+		expect(items(applied).map((item) => item.recipient)).toEqual([kept[0], removed[0]]);
+		expect(await editList('replace', [...kept, ...fresh])).toMatchObject({ listSize: 1560 });
+		// Paid after it: a new address and a removed one (its filters stay, for its undos: the service sends it).
+		const after = transfersTo([fresh[1], removed[1]]);
+		await emu.injectBlock(after);
+		const [next] = (await n8n.api.waitForExecutions(triggerId, 10)).slice(9);
+		expect(items(next).map((item) => item.recipient)).toEqual([fresh[1]]);
+		// Both undone; the new block at the first one's height pays a removed address (listed at that height) and a new one (not).
+		const replacement = { ...transfersTo([removed[2], fresh[2], kept[1]]), height: paid.height, hash: `0x${'f'.repeat(64)}` };
+		await emu.injectReorg([after, paid], [replacement]);
+		const [reorg] = (await n8n.api.waitForExecutions(triggerId, 11)).slice(10);
+		const ids = new Map([...items(applied), ...items(next)].map((item) => [item.recipient, item.eventId]));
+		expect(items(reorg).map((item) => [item.direction, item.blockHeight, item.recipient, item.direction === 'rollback' ? item.eventId === ids.get(item.recipient) : 'new'])).toEqual([
+			['rollback', after.height, fresh[1], true],
+			['rollback', paid.height, kept[0], true],
+			['rollback', paid.height, removed[0], true],
+			['apply', paid.height, removed[2], 'new'],
+			['apply', paid.height, kept[1], 'new'],
+		]);
+		await expectNoNewExecution(triggerId, 11);
 	});
 
 	it('keeps the list when the trigger is deactivated', async () => {
 		await n8n.api.deactivate(triggerId);
 		expect(liveHook()).toBeUndefined();
-		expect(listHook() && addressesOf(listHook()!)).toHaveLength(125);
+		expect(listHook() && addressesOf(listHook()!)).toHaveLength(1560);
 	});
 });
 

@@ -305,15 +305,20 @@ describe('a trigger watching a watch list', () => {
 			return items;
 		}
 
-		/** A list of ALICE and OLD, watched by a trigger, the chain at 60; then the edit, block 61 armed at `point` of it (none: not at all). */
-		async function editWithBlock(kind: keyof typeof edits, point?: { request: number; when: 'before' | 'after' }) {
+		/** A fresh account: a list of ALICE and OLD, watched by a trigger, the chain at 60, no request recorded yet. */
+		async function watchedAt60(): Promise<{ uuid: string; staticData: IDataObject }> {
 			emu.reset();
 			emu.configure({ interruptAfterFailures: 1000 });
 			await edit('add', [ALICE, OLD]);
 			const staticData = await activate();
-			const { uuid } = triggerHook()!;
 			await emu.injectBlock({ height: 60, transactions: [{ kind: 'stx_transfer', sender: OUTSIDER, recipient: ALICE, amount: 100 }] });
 			emu.clearRequests();
+			return { uuid: triggerHook()!.uuid, staticData };
+		}
+
+		/** The list watched at 60, then the edit, block 61 armed at `point` of it (none: not at all). */
+		async function editWithBlock(kind: keyof typeof edits, point?: { request: number; when: 'before' | 'after' }) {
+			const { uuid, staticData } = await watchedAt60();
 			if (point) emu.mineAt({ skip: point.request }, point.when, block61);
 			const result = await edit(edits[kind].operation, edits[kind].addresses);
 			expect(result.error).toBeUndefined();
@@ -333,13 +338,7 @@ describe('a trigger watching a watch list', () => {
 					{ name: 'answer lost', arm: (uuid: string) => (emu.mineAt({ method: 'PATCH', path: uuid }, 'after', block61), emu.dropNext(1, 'reset', { match: { method: 'PATCH', path: uuid }, afterServing: true })) },
 				];
 				for (const fault of faults) {
-					emu.reset();
-					emu.configure({ interruptAfterFailures: 1000 });
-					await edit('add', [ALICE, OLD]);
-					const staticData = await activate();
-					const { uuid } = triggerHook()!;
-					await emu.injectBlock({ height: 60, transactions: [{ kind: 'stx_transfer', sender: OUTSIDER, recipient: ALICE, amount: 100 }] });
-					emu.clearRequests();
+					const { uuid, staticData } = await watchedAt60();
 					fault.arm(uuid);
 					expect((await edit('add', NEW)).error).toBeUndefined();
 					await emu.settled();
