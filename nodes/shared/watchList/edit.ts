@@ -125,7 +125,8 @@ export async function editList(ctx: RequestContext, connection: Connection, name
 		const watchers = await updateWatchers(ctx, connection, hooksNow, name, state, state.addresses.length < before.length);
 		const is = new Set(state.addresses);
 		const removed = new Set(before.filter((address) => !is.has(address)));
-		const tookEffect = Math.max(tipNow ?? -1, ...watchers.map((watcher) => (watcher.updated ? (watcher.evaluatedBefore ?? -1) : -1)));
+		// The highest height a watching hook had evaluated when it took the edit (none updated: -1, nothing to move).
+		const tookEffect = Math.max(-1, ...watchers.filter((watcher) => watcher.updated).map((watcher) => watcher.evaluatedBefore ?? tipNow ?? -1));
 		if (list && tip !== undefined && removed.size > 0 && tookEffect > tip) {
 			// Blocks up to `tookEffect` were matched with the removed addresses: they stay on the list up to there.
 			const later = (from: ListState): ListState => ({
