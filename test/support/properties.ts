@@ -12,8 +12,11 @@ const factor = process.env.FC_RUNS_FACTOR === undefined ? 1 : Number(process.env
 /** The seed of this jest process's properties (printed with the property's figures, and by fast-check on failure). */
 export const SEED = Number.isSafeInteger(seedFromEnv) ? (seedFromEnv as number) : (Date.now() ^ (Math.random() * 0x100000000)) | 0;
 
+/** FC_RUNS_FACTOR, or 1: what every run count is multiplied by (and a long property's time-out with it). */
+export const RUNS_FACTOR = Number.isFinite(factor) && factor > 0 ? factor : 1;
+
 export function propertyParameters<T>(numRuns: number): Parameters<T> {
-	return { seed: SEED, numRuns: Math.max(1, Math.round(numRuns * (Number.isFinite(factor) && factor > 0 ? factor : 1))), endOnFailure: true };
+	return { seed: SEED, numRuns: Math.max(1, Math.round(numRuns * RUNS_FACTOR)), endOnFailure: true };
 }
 
 export const replayHint = () => `seed ${SEED} (replay: FC_SEED=${SEED})`;

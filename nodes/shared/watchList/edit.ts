@@ -22,7 +22,7 @@ import { evaluateHook, listHooks, readHook, registerHook, updateHook } from '../
 import type { Connection } from '../transport/connection';
 import type { RequestContext } from '../transport/context';
 import { inTurn } from '../turns';
-import { canonicalEdits, recordedEdits } from './history';
+import { recordedEdits } from './history';
 import { addressesOf, findListHook, inN8nFilters, listDefinition, listDigest, type ListState, listStateOf, watchedListOf, watchingFilters, watchMarker } from './listHook';
 import { refusedForSize } from './refusal';
 
@@ -108,9 +108,13 @@ export async function editList(ctx: RequestContext, connection: Connection, name
 		let list = findListHook(hooks, name, connection.network);
 		const before = list ? addressesOf(list) : [];
 		const tip = evaluatedTip(hooks, connection.network);
+		// The list as this edit found it when it last wrote it: a second write records the removals from there.
+		let found: ListState = { addresses: before, edits: [] };
 		const edited = (from: ListState): ListState => {
 			const addresses = applied(from.addresses, change);
-			return { addresses, edits: recordedEdits(from.edits, from.addresses, addresses, tip) };
+			const to = { addresses, edits: recordedEdits(from.edits, from.addresses, addresses, tip) };
+			if (!sameState(from, to)) found = from;
+			return to;
 		};
 		let state = edited({ addresses: before, edits: [] });
 		if (!list) {
@@ -127,12 +131,10 @@ export async function editList(ctx: RequestContext, connection: Connection, name
 		const removed = new Set(before.filter((address) => !is.has(address)));
 		// The highest height a watching hook had evaluated when it took the edit (none updated: -1, nothing to move).
 		const tookEffect = Math.max(-1, ...watchers.filter((watcher) => watcher.updated).map((watcher) => watcher.evaluatedBefore ?? tipNow ?? -1));
-		if (list && tip !== undefined && removed.size > 0 && tookEffect > tip) {
-			// Blocks up to `tookEffect` were matched with the removed addresses: they stay on the list up to there.
-			const later = (from: ListState): ListState => ({
-				addresses: from.addresses,
-				edits: canonicalEdits(from.edits.map((edit) => (removed.has(edit.address) && !edit.listed && edit.height === tip ? { ...edit, height: tookEffect } : edit))),
-			});
+		if (list && removed.size > 0 && tookEffect > (tip ?? -1)) {
+			// Blocks up to `tookEffect` were matched with the removed addresses: they stay on the list up to there. (With no
+			// tip, the edit recorded nothing: no block had been matched with the list before it.)
+			const later = (from: ListState): ListState => ({ addresses: from.addresses, edits: recordedEdits(found.edits, found.addresses, from.addresses, tip, tookEffect) });
 			({ list, state } = await rewritten(ctx, connection, name, list, later));
 			await updateWatchers(ctx, connection, hooksNow, name, state, true);
 		}

@@ -49,9 +49,11 @@ export function isEditFilter(filter: Record<string, unknown>): boolean {
 }
 
 /**
- * Each address's edits as they bear on heights: in height order, one per height (its last there), each a change
- * from the one before it, the first a change from the opposite of itself. Edits that change nothing go: an
- * address added and removed at one tip was on the list at no height.
+ * Each address's edits as they bear on heights, from `edits` in the order they were made. At height h an address
+ * is as the last edit made among those taking effect below h says; below all of them, the opposite of its first.
+ * The result says the same at every height, in height order: one edit per height at most, each a change from the
+ * one before it, the first a change from the opposite of itself. An edit made after one at a greater height wins
+ * above its own (a reorganisation can lower the tip between two edits); edits that change nothing go.
  */
 export function canonicalEdits(edits: readonly ListEdit[]): ListEdit[] {
 	const byAddress = new Map<string, ListEdit[]>();
@@ -61,14 +63,16 @@ export function canonicalEdits(edits: readonly ListEdit[]): ListEdit[] {
 		else byAddress.set(edit.address, [edit]);
 	}
 	const kept: ListEdit[] = [];
-	for (const own of byAddress.values()) {
-		const ordered = own.map((edit, order) => ({ edit, order })).sort((a, b) => a.edit.height - b.edit.height || a.order - b.order).map(({ edit }) => edit);
-		let state = !ordered[0].listed;
-		for (let i = 0; i < ordered.length; i++) {
-			const last = ordered[i + 1]?.height === ordered[i].height ? undefined : ordered[i];
-			if (!last || last.listed === state) continue;
-			state = last.listed;
-			kept.push(last);
+	for (const [address, own] of byAddress) {
+		const heights = [...new Set(own.map((edit) => edit.height))].sort((a, b) => a - b);
+		let state = !own[0].listed;
+		for (const height of heights) {
+			// Above `height` (up to the next one): the last edit made among those at or below it.
+			let listed = state;
+			for (const edit of own) if (edit.height <= height) listed = edit.listed;
+			if (listed === state) continue;
+			state = listed;
+			kept.push({ address, listed, height });
 		}
 	}
 	return kept.sort((a, b) => a.height - b.height);
@@ -132,19 +136,21 @@ export function editsOf(filters: ReadonlyArray<Record<string, unknown>>, slots: 
 }
 
 /**
- * `edits` with those of an edit from `before` to `after` at `tip` (the chain's tip; undefined when no hook has
- * evaluated a block: no block was matched with the list, nothing to record), canonical, less those more than
- * HISTORY_HEIGHTS below it.
+ * `edits` with those of an edit from `before` to `after`, canonical, less those more than HISTORY_HEIGHTS below the
+ * tip. An address added is on the list above `tip` (the chain's tip as the edit first read it); one removed is off it
+ * above `removedAbove`, `tip` unless the service matched later blocks with it. Undefined: no block was matched with
+ * the list, nothing to record.
  */
-export function recordedEdits(edits: readonly ListEdit[], before: readonly string[], after: readonly string[], tip: number | undefined): ListEdit[] {
-	if (tip === undefined) return [...edits];
+export function recordedEdits(edits: readonly ListEdit[], before: readonly string[], after: readonly string[], tip: number | undefined, removedAbove = tip): ListEdit[] {
+	const reference = tip ?? removedAbove;
+	if (reference === undefined) return [...edits];
 	const was = new Set(before);
 	const is = new Set(after);
 	const now = [
-		...before.filter((address) => !is.has(address)).map((address) => ({ address, listed: false, height: tip })),
-		...after.filter((address) => !was.has(address)).map((address) => ({ address, listed: true, height: tip })),
+		...(removedAbove === undefined ? [] : before.filter((address) => !is.has(address)).map((address) => ({ address, listed: false, height: removedAbove }))),
+		...(tip === undefined ? [] : after.filter((address) => !was.has(address)).map((address) => ({ address, listed: true, height: tip }))),
 	];
-	return canonicalEdits([...edits, ...now].filter((edit) => edit.height >= tip - HISTORY_HEIGHTS));
+	return canonicalEdits([...edits, ...now].filter((edit) => edit.height >= reference - HISTORY_HEIGHTS));
 }
 
 /** The addresses whose last remembered edit removed them. */

@@ -25,7 +25,7 @@ import { type DeliveryPayload, makeBlock } from '../../emulator';
 import { testnetAddress } from '../../support/addresses';
 import { ADDRESSES, txInput } from '../../support/deliveryArbitraries';
 import { activateTrigger, API_KEY, credentialsFor, deliverToTrigger, emu, runAction, triggerParameters, useEmulator } from '../../support/engine/fixtures';
-import { propertyParameters } from '../../support/properties';
+import { propertyParameters, RUNS_FACTOR } from '../../support/properties';
 
 useEmulator();
 
@@ -280,5 +280,6 @@ describe('watch list matching', () => {
 		console.log(
 			`watch list sequences: ${seen.reorgs} reorganisations, ${seen.undos} undo items, ${seen.acrossEdits} blocks undone after an edit of their addresses, ${seen.minedInEdits} blocks mined inside an edit (${seen.replayed} items twice, evaluated again), ${seen.largeEdits} edits of over 1,000 addresses`,
 		);
-	});
+		// Edits of 1,001 addresses take a few hundred ms each; FC_RUNS_FACTOR scales the runs, and this with them.
+	}, 120_000 * Math.max(1, RUNS_FACTOR));
 });
