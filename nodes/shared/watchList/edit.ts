@@ -86,11 +86,14 @@ export function evaluatedTip(hooks: readonly Hook[], network: string): number | 
 	return tip;
 }
 
-/** The highest height the hook has evaluated, as its status says; undefined before its first block. */
-function evaluatedHeight(hook: Hook | undefined): number | undefined {
-	const height = (hook?.status as Record<string, unknown> | undefined)?.last_evaluated_block_height;
-	return typeof height === 'number' ? height : undefined;
+/** A number of the hook's status (the schema lets its fields through untyped); undefined when it holds none. */
+function statusNumber(hook: Hook | undefined, field: 'last_evaluated_block_height' | 'evaluated_block_count'): number | undefined {
+	const value = (hook?.status as Record<string, unknown> | undefined)?.[field];
+	return typeof value === 'number' ? value : undefined;
 }
+
+/** The highest height the hook has evaluated, as its status says; undefined before its first block. */
+const evaluatedHeight = (hook: Hook | undefined) => statusNumber(hook, 'last_evaluated_block_height');
 
 /**
  * Applies `change` to list `name` and to the hooks watching it; the list's hook is registered on its first address.
@@ -174,16 +177,15 @@ async function rewritten(ctx: RequestContext, connection: Connection, name: stri
  * again; when it moved, the hook takes it in place, and the heights it evaluated without it are evaluated again.
  * One request when nothing moved.
  */
-export async function followList(ctx: RequestContext, connection: Connection, hook: Hook, name: string, tipAtRead: number | undefined): Promise<Watcher | undefined> {
+export async function followList(ctx: RequestContext, connection: Connection, hook: Hook, name: string, tipAtRead: number | undefined): Promise<void> {
 	const hooks = await listHooks(ctx, { connection });
 	const list = findListHook(hooks, name, connection.network);
 	const watched = watchedListOf(hook.definition.name);
-	if (!list || !watched) return undefined;
+	if (!list || !watched) return;
 	const state = listStateOf(list);
-	if (listDigest(state) === watched.digest) return undefined;
-	const [watcher] = await updateWatchers(ctx, connection, [hook], name, state, false);
-	await replayMissed(ctx, connection, [watcher], tipAtRead, undefined, true);
-	return watcher;
+	if (listDigest(state) === watched.digest) return;
+	const watchers = await updateWatchers(ctx, connection, [hook], name, state, false);
+	await replayMissed(ctx, connection, watchers, tipAtRead, undefined, true);
 }
 
 /** Heights an edit evaluates again at most, each a request per watching hook. */
@@ -270,8 +272,7 @@ async function updateWatchers(ctx: RequestContext, connection: Connection, hooks
 			if (!updated) return void results.push({ uuid: hook.uuid, name: hook.definition.name, updated });
 			// The update's answer is the hook as the update left it; a read after it tells as much when the answer is not a hook.
 			const answer = (await updateHook(ctx, hook.uuid, update, { connection })) ?? (await readHook(ctx, hook.uuid, { connection }));
-			const count = (answer?.status as Record<string, unknown> | undefined)?.evaluated_block_count;
-			results.push({ uuid: hook.uuid, name: hook.definition.name, updated, evaluatedBefore: evaluatedHeight(answer), ...(typeof count === 'number' && { evaluatedCount: count }) });
+			results.push({ uuid: hook.uuid, name: hook.definition.name, updated, evaluatedBefore: evaluatedHeight(answer), evaluatedCount: statusNumber(answer, 'evaluated_block_count') });
 		};
 		if (inN8n && watched.inN8n && !shortened) {
 			await write(true);
