@@ -1,5 +1,12 @@
 /** Rate limiting (fixed window per bucket) and injected faults for the next N API requests. */
-import type { FaultOptions, RateLimit } from './types';
+import type { FaultOptions, RateLimit, RequestMatch } from './types';
+
+/** Whether the request `method` `path` is one `match` picks (none given: every request). */
+export function requestMatches(match: RequestMatch | undefined, method: string, path: string): boolean {
+	const { method: wanted, path: part } = match ?? {};
+	if (wanted !== undefined && wanted.toUpperCase() !== method.toUpperCase()) return false;
+	return part instanceof RegExp ? part.test(path) : part === undefined || path.includes(part);
+}
 
 export interface RateDecision {
 	limited: boolean;
@@ -59,9 +66,7 @@ export class Faults {
 	take(request: { method: string; path: string }): Fault | null {
 		if (!this.pending) return null;
 		const { fault } = this.pending;
-		const { method, path } = fault.match ?? {};
-		if (method !== undefined && method.toUpperCase() !== request.method.toUpperCase()) return null;
-		if (path instanceof RegExp ? !path.test(request.path) : path !== undefined && !request.path.includes(path)) return null;
+		if (!requestMatches(fault.match, request.method, request.path)) return null;
 		if (this.pending.skip > 0) {
 			this.pending.skip -= 1;
 			return null;

@@ -12,10 +12,10 @@ import { toBlock, type Block, type BlockInput } from './chain';
 import { CONTROL_PREFIX, CONTROL_ROUTES, isLoopback, type EmulatorState } from './control';
 import { buildPayload, buildReorgPayload, DELIVERY_TIMEOUT_MS, deliveryHeaders, DeliveryClient } from './delivery';
 import { errorBody, HttpError, jsonBody, readBody, route, send, type Reply } from './http';
-import { Faults, RateLimiter, type Fault, type RateDecision } from './limits';
+import { Faults, RateLimiter, requestMatches, type Fault, type RateDecision } from './limits';
 import { interrupt, isDelivering, recordDeliveryOutcome, recordEvaluation, recordOccurrence, Store, type Account } from './store';
 import { HookStreams, type Meta } from './stream';
-import type { ConfigPatch, DeliveryPayload, DeliveryReport, Direction, EmulatorOptions, FaultOptions, HookRecord, RateLimit, RecordedRequest } from './types';
+import type { ConfigPatch, DeliveryPayload, DeliveryReport, Direction, EmulatorOptions, FaultOptions, HookRecord, RateLimit, RecordedRequest, RequestMatch } from './types';
 import type { DefinitionRules } from './validation';
 
 const API_BODY_LIMIT = 1024 * 1024;
@@ -25,9 +25,6 @@ const CONTROL_BODY_LIMIT = 64 * 1024 * 1024;
 
 /** A dropped answer: none is sent ('hang'), or the connection is destroyed ('reset'). */
 type Dropped = { drop: 'hang' | 'reset' };
-
-/** Which API requests an armed action waits for: by method, and by a part of the path or a pattern of it. */
-export type RequestMatch = { method?: string; path?: string | RegExp };
 
 type Config = Required<Omit<ConfigPatch, 'retryAfterSeconds' | 'rateLimit' | 'maxFilters'>> & { rateLimit: RateLimit | null; retryAfterSeconds?: number; maxFilters: number | null };
 
@@ -472,12 +469,7 @@ export class Emulator {
 
 	/** The first action armed (beforeServing, afterServing) for this point of this request. */
 	private armed(when: 'before' | 'after', method: string, path: string) {
-		return this.actions.find(
-			(armed) =>
-				armed.when === when &&
-				(armed.match.method === undefined || armed.match.method.toUpperCase() === method.toUpperCase()) &&
-				(armed.match.path instanceof RegExp ? armed.match.path.test(path) : armed.match.path === undefined || path.includes(armed.match.path)),
-		);
+		return this.actions.find((armed) => armed.when === when && requestMatches(armed.match, method, path));
 	}
 
 	/** The action armed for this point of this request, run and dropped once its `skip` is spent. */

@@ -109,9 +109,12 @@ export interface DeliveryReport {
 	silent?: true;
 }
 
+/** Which API requests a fault or an armed action is for: by method (any case), and by a part of the path or a pattern of it. */
+export type RequestMatch = { method?: string; path?: string | RegExp };
+
 export interface FaultOptions {
 	/** Fail only the requests that match (method case-insensitive; path as received, containing the string or matching the RegExp); the others are served and do not use up the count. */
-	match?: { method?: string; path?: string | RegExp };
+	match?: RequestMatch;
 	/** retry-after value; null sends none. Default: for 429 the configured/computed retry-after, else none. */
 	retryAfter?: string | null;
 	/** Answer body. Default: { error, details: 'Injected fault' }. */
