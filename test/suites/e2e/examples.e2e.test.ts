@@ -3,7 +3,8 @@
  * The example workflows of test/examples/workflows/, each imported into one
  * real n8n (the selected version, see hosts/versions.ts; HTTPS, the packed package installed as n8n installs
  * community packages) and run against the emulator on loopback: the manual
- * ones once through `n8n execute`, the trigger ones activated and fed a block.
+ * ones once, as the editor's "Execute workflow" runs them, the trigger ones
+ * activated and fed a block.
  * Then the editor itself, in headless Chromium: the example's nodes, their
  * icons, names and parameter panels, a trigger's One Item per Event output
  * in an execution, and Sample Block as a user tries it (typed in the trigger's
@@ -18,7 +19,6 @@ import type { Page } from 'playwright-core';
 
 import type { Emulator } from '../../emulator';
 import type { Workflow } from '../../support/n8n/api';
-import { type RunOnceResult, runWorkflowOnce } from '../../support/n8n/cli';
 import type { N8nInstance } from '../../support/n8n/instance';
 import { type Stack, startStack } from '../../support/n8n/stack';
 import { ARTIFACTS_DIR, EXAMPLES_DIR } from '../../support/paths';
@@ -72,19 +72,20 @@ const imported = new Map<ExampleKey, Workflow>();
 /** The execution the print example ran for its block (the browser check opens it). */
 let printsExecutionId: string | undefined;
 
-type RunData = Record<string, Array<{ data: { main: Array<Array<{ json: Record<string, unknown> }>> } }>>;
-
-/** The items each node output in a `n8n execute` run. */
-function outputs(result: RunOnceResult): Record<string, Array<Record<string, unknown>>> {
-	expect(result.exitCode).toBe(0);
-	const runData = (result.json as { data: { resultData: { runData: RunData } } }).data.resultData.runData;
-	return Object.fromEntries(
-		Object.entries(runData).map(([node, runs]) => [node, runs[0].data.main[0].map((item) => item.json)]),
-	);
-}
-
+/**
+ * Runs a manual example once in the running n8n, as its "Execute workflow" button does, and returns the items each
+ * node output. (These runs went through `n8n execute` before: two more n8n processes booted for each, about 15 s of
+ * CPU. The smoke test on 1.x still runs one that way, compat.e2e.test.ts.)
+ */
 async function runExample(key: ExampleKey): Promise<Record<string, Array<Record<string, unknown>>>> {
-	return outputs(await runWorkflowOnce(n8n, loadExample(key, credential)));
+	const workflow = imported.get(key)!;
+	const start = workflow.nodes.find((node) => node.type === 'n8n-nodes-base.manualTrigger');
+	expect(start).toBeDefined();
+	await n8n.api.runManually(workflow.id, String(start!.name));
+	const [execution] = await n8n.api.waitForExecutions(workflow.id, 1, { timeoutMs: 60_000 });
+	expect({ status: execution.status, error: execution.data?.resultData?.error?.message }).toEqual({ status: 'success', error: undefined });
+	const runData = execution.data?.resultData?.runData ?? {};
+	return Object.fromEntries(Object.entries(runData).map(([node, runs]) => [node, (runs[0].data?.main?.[0] ?? []).map((item) => item.json)]));
 }
 
 beforeAll(async () => {

@@ -2,7 +2,8 @@
 /**
  * The trigger's whole life inside a real n8n (the selected version, HTTPS, the
  * packed package installed as n8n installs community packages), against the
- * emulator on loopback; and the action node run once through `n8n execute`.
+ * emulator on loopback. The action node runs in examples.e2e.test.ts (its manual examples) and, through
+ * `n8n execute`, in the smoke test on 1.x (compat.e2e.test.ts).
  */
 import { setTimeout as sleep } from 'timers/promises';
 
@@ -11,7 +12,6 @@ import type { Emulator } from '../../emulator';
 import { testnetAddress } from '../../support/addresses';
 import { loadExample } from '../../support/examples';
 import { type Execution, N8nHttpError, type WorkflowJson } from '../../support/n8n/api';
-import { runWorkflowOnce } from '../../support/n8n/cli';
 import type { N8nInstance } from '../../support/n8n/instance';
 import { type Stack, startStack } from '../../support/n8n/stack';
 
@@ -22,7 +22,6 @@ const BOB = 'ST2CY5V39NHDPWSXMW9QDT3HC3GD6Q6XX4CFRK9AG';
 const CAROL = 'ST2JHG361ZXG51QTKY2NQCVBPPRRE2KZB1HR05NNC';
 const WEBHOOK_ID = '0f6c2f4e-8a51-4d7b-b0de-3c1f9e2a7b64';
 const TRIGGER = 'n8n-nodes-stacks-hooks.stacksHooksTrigger';
-const ACTION = 'n8n-nodes-stacks-hooks.stacksHooks';
 
 let stack: Stack;
 let n8n: N8nInstance;
@@ -636,56 +635,6 @@ describe('Self-healing hooks', () => {
 	it('deletes on deactivation the hook the health check registered, though n8n saved only the old UUID', async () => {
 		await n8n.api.deactivate(id);
 		expect(await mineOnce((found) => found.length === 0, 10_000)).toEqual([]);
-	});
-});
-
-describe('Stacks Hooks action node through `n8n execute`', () => {
-	it('registers, lists and deletes a hook', async () => {
-		const node = (name: string, x: number, parameters: Record<string, unknown>) => ({
-			id: `a0000000-0000-4000-8000-00000000000${x}`,
-			name,
-			type: ACTION,
-			typeVersion: 1.1,
-			position: [x * 200, 0],
-			parameters,
-			credentials: { stacksHooksApi: credential },
-		});
-		const workflow: WorkflowJson = {
-			name: 'Manage hooks',
-			nodes: [
-				{ id: 'a0000000-0000-4000-8000-000000000000', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
-				node('Register', 1, {
-					resource: 'hook',
-					operation: 'create',
-					name: 'from n8n execute',
-					webhookUrl: 'https://127.0.0.1:9/webhook/cli',
-					events: { filter: [{ type: 'stx_transfer', sender: ALICE }] },
-				}),
-				node('List', 2, { resource: 'hook', operation: 'getAll', returnAll: true }),
-				node('Delete', 3, {
-					resource: 'hook',
-					operation: 'delete',
-					hookId: { __rl: true, mode: 'id', value: "={{ $('Register').item.json.uuid }}" },
-				}),
-			],
-			connections: {
-				Start: { main: [[{ node: 'Register', type: 'main', index: 0 }]] },
-				Register: { main: [[{ node: 'List', type: 'main', index: 0 }]] },
-				List: { main: [[{ node: 'Delete', type: 'main', index: 0 }]] },
-			},
-		};
-		emu.clearRequests();
-		// This instance logs at debug level (for the secret checks below): its JSON would drown among the lines.
-		const result = await runWorkflowOnce(n8n, workflow, { env: { N8N_LOG_LEVEL: 'info' } });
-		expect(result.exitCode).toBe(0);
-		const runData = (result.json as { data: { resultData: { runData: Record<string, Array<{ data: { main: Array<Array<{ json: Record<string, unknown> }>> } }>> } } }).data.resultData.runData;
-		const registered = runData.Register[0].data.main[0][0].json;
-		expect(registered).toMatchObject({ definition: { name: 'from n8n execute' }, status: { status: 'new', enabled: false } });
-		const listed = runData.List[0].data.main[0].map((item) => item.json.uuid);
-		expect(listed).toContain(registered.uuid);
-		expect(runData.Delete[0].data.main[0].map((item) => item.json)).toEqual([{ uuid: registered.uuid, deleted: true }]);
-		expect(emu.hooks(API_KEY)).toEqual([]);
-		expect(emu.requests.map((request) => request.method)).toEqual(['POST', 'GET', 'DELETE']);
 	});
 });
 
