@@ -15,8 +15,8 @@ import fc from 'fast-check';
 import type { DeliveryPayload, Emulator } from '../../emulator';
 import { delivery, MUTATIONS, mutatedDelivery } from '../../support/deliveryArbitraries';
 import type { Execution } from '../../support/n8n/api';
-import type { N8nInstance } from '../../support/n8n/instance';
-import { type Stack, startStack } from '../../support/n8n/stack';
+import type { RunningN8n } from '../../support/n8n/instance';
+import { type SharedStack, sharedStack } from '../../support/n8n/shared';
 import { propertyParameters, replayHint, SEED } from '../../support/properties';
 
 const API_KEY = 'deliveries-e2e-key';
@@ -50,8 +50,8 @@ const MAX_TRANSACTIONS = 40;
 /** Posts in flight at once. */
 const CONCURRENCY = 6;
 
-let stack: Stack;
-let n8n: N8nInstance;
+let stack: SharedStack;
+let n8n: RunningN8n;
 let emu: Emulator;
 let workflowId: string;
 let valid: DeliveryPayload[];
@@ -109,8 +109,8 @@ beforeAll(async () => {
 			return true;
 		})
 		.map(({ body }) => body);
-	// What this suite shows does not depend on how n8n evaluates an expression (instance.ts, expressionEngine).
-	stack = await startStack({ apiKey: API_KEY, consumerSecret: SECRET, credentialName: 'Stacks Hooks (deliveries)', n8n: { expressionEngine: 'legacy' } });
+	// On the run's shared n8n (shared.ts), with n8n's default expression engine.
+	stack = await sharedStack({ apiKey: API_KEY, consumerSecret: SECRET, credentialName: 'Stacks Hooks (deliveries)' });
 	({ n8n, emu } = stack);
 	const workflow = await n8n.api.createWorkflow({
 		name: 'Generated deliveries',

@@ -19,8 +19,8 @@ import type { Page } from 'playwright-core';
 
 import type { Emulator } from '../../emulator';
 import type { Workflow } from '../../support/n8n/api';
-import type { N8nInstance } from '../../support/n8n/instance';
-import { type Stack, startStack } from '../../support/n8n/stack';
+import type { RunningN8n } from '../../support/n8n/instance';
+import { type SharedStack, sharedStack } from '../../support/n8n/shared';
 import { ARTIFACTS_DIR, EXAMPLES_DIR } from '../../support/paths';
 import {
 	canvasNode,
@@ -64,8 +64,8 @@ const OUTPUT_PANEL = '[data-test-id=ndv] [data-test-id=output-panel]';
 const ARTIFACTS = ARTIFACTS_DIR;
 const README_SCREENSHOTS = path.join(EXAMPLES_DIR, 'screenshots');
 
-let stack: Stack;
-let n8n: N8nInstance;
+let stack: SharedStack;
+let n8n: RunningN8n;
 let emu: Emulator;
 let credential: CredentialRef;
 const imported = new Map<ExampleKey, Workflow>();
@@ -89,7 +89,7 @@ async function runExample(key: ExampleKey): Promise<Record<string, Array<Record<
 }
 
 beforeAll(async () => {
-	stack = await startStack({ apiKey: API_KEY, consumerSecret: SECRET, credentialName: CREDENTIAL_NAME });
+	stack = await sharedStack({ apiKey: API_KEY, consumerSecret: SECRET, credentialName: CREDENTIAL_NAME });
 	({ n8n, emu, credential } = stack);
 	for (const key of exampleKeys()) imported.set(key, await n8n.api.createWorkflow(loadExample(key, credential)));
 }, 15 * 60_000);

@@ -17,7 +17,7 @@ import { setTimeout as sleep } from 'timers/promises';
 import { Agent } from 'undici';
 
 import { expectOk, httpRequest, N8nApi, N8nHttpError, type Requester } from './api';
-import { ensureHost, hostNodeEnv, type HostPaths } from './hosts/provision';
+import { ensureHost, hostNodeEnv, type HostPaths, hostPaths } from './hosts/provision';
 import { n8nMajor } from './hosts/versions';
 import { freePort } from '../ports';
 import { eachLine, hasExited, outputEnded, signalGroup, startProcess, stopProcess } from './process';
@@ -43,9 +43,9 @@ export interface StartOptions {
 	 * n8n 2.x's expression engine (N8N_EXPRESSION_ENGINE; 1.x has only the legacy one). Default: n8n's own, `vm`: each
 	 * execution gets an isolated-vm isolate, made and disposed for it. `legacy` evaluates in n8n's process, as 1.x
 	 * does and as a 2.x user may set (2.41 warns that it is deprecated). The suites that run long fault scripts
-	 * (gaps, queue, lifecycles, deliveries) choose it, since what they show does not depend on how n8n evaluates an
-	 * expression; the recipes' suite (record) and those of the examples, the editor and the watch lists keep the
-	 * default, so the recipes run on both engines. (queue's first run on `legacy` met an n8n race that its faster
+	 * (gaps, queue, lifecycles) choose it, since what they show does not depend on how n8n evaluates an
+	 * expression; the recipes' suite (record), the run's shared n8n (shared.ts: deliveries, the examples and the
+	 * editor) and the watch lists keep the default, so the recipes run on both engines. (queue's first run on `legacy` met an n8n race that its faster
 	 * deliveries widen, a deactivated webhook kept in n8n's cache: record.ts, recipes(), says how it is kept out of
 	 * the way.)
 	 * Measured on the record script (200 blocks, seed 904091377, alone on this project's 2-core machine):
@@ -278,6 +278,46 @@ export async function startN8nProcess(opts: StartOptions = {}) {
 		request,
 		/** `<webhookBaseUrl>webhook/<path>`: the production webhook URL of a node whose path is `path`. */
 		webhookUrl: (webhookPath: string) => `${webhookBaseUrl}webhook/${webhookPath.replace(/^\/+/, '')}`,
+	};
+}
+
+/** What a suite may reach of an n8n it did not start (shared.ts): no stop, restart or crash, which are its starter's. */
+export type RunningN8n = Pick<N8nInstance, 'baseUrl' | 'webhookBaseUrl' | 'userFolder' | 'certificate' | 'dispatcher' | 'request' | 'webhookUrl' | 'api' | 'owner' | 'host' | 'env'>;
+
+/** The facts another process needs to reach a running n8n (attachN8n): plain data, written to a file. */
+export interface N8nAddress {
+	baseUrl: string;
+	webhookBaseUrl: string;
+	userFolder: string;
+	certificate?: string;
+	version: string;
+	env: Record<string, string>;
+}
+
+/** The address of a running n8n, for attachN8n in another process. */
+export function addressOf(n8n: N8nInstance): N8nAddress {
+	return { baseUrl: n8n.baseUrl, webhookBaseUrl: n8n.webhookBaseUrl, userFolder: n8n.userFolder, certificate: n8n.certificate, version: n8n.host.version, env: n8n.env };
+}
+
+/** An n8n that another process started and runs, reached as its owner with the key its user folder keeps. */
+export async function attachN8n(address: N8nAddress): Promise<RunningN8n> {
+	const dispatcher = address.certificate ? new Agent({ connect: { ca: address.certificate } }) : undefined;
+	const request: Requester = (pathOrUrl, options) =>
+		httpRequest(/^https?:/.test(pathOrUrl) ? pathOrUrl : `${address.baseUrl}${pathOrUrl}`, options, dispatcher);
+	const api = await ensureOwner(address.userFolder, request, address.version);
+	const state = readState(address.userFolder);
+	return {
+		baseUrl: address.baseUrl,
+		webhookBaseUrl: address.webhookBaseUrl,
+		userFolder: address.userFolder,
+		certificate: address.certificate,
+		dispatcher,
+		request,
+		webhookUrl: (webhookPath: string) => `${address.webhookBaseUrl}webhook/${webhookPath.replace(/^\/+/, '')}`,
+		api,
+		owner: { email: state.email!, password: state.password! },
+		host: hostPaths(address.version),
+		env: address.env,
 	};
 }
 

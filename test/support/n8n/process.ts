@@ -26,7 +26,7 @@ export function niced(nice: number, cmd: string, args: string[]): [string, strin
 }
 
 /** The real `process`: inside jest, `process` is a per-file copy whose 'exit' and signal listeners never fire. */
-function realProcess(): NodeJS.Process {
+export function realProcess(): NodeJS.Process {
 	const main = vm.runInThisContext('typeof process === "object" ? process : undefined') as NodeJS.Process | undefined;
 	return main && typeof main.on === 'function' && main.pid === process.pid ? main : process;
 }

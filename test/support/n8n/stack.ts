@@ -33,7 +33,7 @@ export interface EmulatorAccountOptions {
 }
 
 /** The emulator with one account, trusting `n8n`'s certificate for its deliveries, and a credential in `n8n` for that account (queue.ts's stack too). */
-export async function emulatorWithCredential(n8n: N8nInstance, opts: EmulatorAccountOptions): Promise<{ emu: Emulator; credential: { id: string; name: string } }> {
+export async function emulatorWithCredential(n8n: Pick<N8nInstance, 'certificate' | 'api'>, opts: EmulatorAccountOptions): Promise<{ emu: Emulator; credential: { id: string; name: string } }> {
 	const emu = await startEmulator({
 		accounts: [{ apiKey: opts.apiKey, consumerSecret: opts.consumerSecret }],
 		deliveryCa: n8n.certificate,

@@ -1,0 +1,111 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- test code: it runs in Node, not inside n8n (CONTRIBUTING.md, Commands) */
+/**
+ * One running n8n for the suites of a run that only activate workflows and send them blocks (`deliveries` and
+ * `examples`). A suite that tests a start, a restart, a version or a topology starts its own (stack.ts, queue.ts).
+ *
+ * The first suite to ask starts it, with the packed package installed as for any stack (stack.ts). The others
+ * find it running, in whichever jest worker they run. Each suite brings an emulator and an account of its own, with
+ * its own credential in n8n. When it ends, it deletes the workflows that use that credential, and the credential.
+ * The next suite then finds n8n as a new one, but for the executions kept.
+ *
+ * Sharing saves a start of n8n with a new database, the install of the package into it, and its stop: about 30 s of
+ * CPU a suite, on CI's 2-core machine.
+ *
+ * The process that started n8n owns it: n8n stops when that process ends (process.ts), at the end of the run.
+ * The folder `.build/shared-n8n/` says who owns it and where n8n listens. A folder left by a run that ended is
+ * taken over (crossProcessLock.ts), and its n8n is gone with that run.
+ */
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { setTimeout as sleep } from 'timers/promises';
+
+import type { Emulator } from '../../emulator';
+import { takeFolder } from '../crossProcessLock';
+import { REPO_DIR } from '../paths';
+import type { Workflow } from './api';
+import { addressOf, attachN8n, type N8nAddress, type RunningN8n, startN8n } from './instance';
+import { installPackage, packPackage } from './package';
+import { atExit } from './process';
+import { type EmulatorAccountOptions, emulatorWithCredential } from './stack';
+
+const FOLDER = path.join(REPO_DIR, '.build', 'shared-n8n');
+const ADDRESS_FILE = path.join(FOLDER, 'n8n.json');
+/** How long a suite waits for another to start the shared n8n: a first start on a loaded machine takes minutes. */
+const START_TIMEOUT_MS = 10 * 60_000;
+
+export interface SharedStack {
+	n8n: RunningN8n;
+	emu: Emulator;
+	credential: { id: string; name: string };
+	/** Deletes this suite's workflows and credential from n8n, and stops its emulator. n8n goes on running. */
+	close(): Promise<void>;
+}
+
+/** The shared n8n with a new emulator and account, and a credential for them. */
+export async function sharedStack(account: EmulatorAccountOptions): Promise<SharedStack> {
+	const n8n = await sharedN8n();
+	const { emu, credential } = await emulatorWithCredential(n8n, account);
+	return {
+		n8n,
+		emu,
+		credential,
+		async close() {
+			try {
+				await deleteWorkflowsUsing(n8n, credential.id);
+				await n8n.api.public('DELETE', `/credentials/${credential.id}`);
+			} finally {
+				await emu.close();
+			}
+		},
+	};
+}
+
+/** The running shared n8n: started here when no living process owns it, else the one its owner wrote down. */
+async function sharedN8n(): Promise<RunningN8n> {
+	fs.mkdirSync(path.dirname(FOLDER), { recursive: true });
+	for (const deadline = Date.now() + START_TIMEOUT_MS; ; await sleep(500)) {
+		const take = takeFolder(FOLDER);
+		if (take.taken) return attachN8n(await startShared());
+		const address = readAddress();
+		if (address) return attachN8n(address);
+		if (Date.now() > deadline) {
+			throw new Error(`The shared n8n was not running after ${START_TIMEOUT_MS / 60_000} minutes: pid ${take.owner} owns ${FOLDER} but wrote no address. Delete the folder and run again.`);
+		}
+	}
+}
+
+/** Starts n8n for the run and writes its address; on failure, gives the folder up so that the next suite tries. */
+async function startShared(): Promise<N8nAddress> {
+	try {
+		const userFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'stacks-hooks-shared-n8n-'));
+		atExit(() => fs.rmSync(userFolder, { recursive: true, force: true }));
+		await installPackage(userFolder, await packPackage());
+		const address = addressOf(await startN8n({ https: true, userFolder }));
+		fs.writeFileSync(`${ADDRESS_FILE}.tmp`, JSON.stringify(address));
+		fs.renameSync(`${ADDRESS_FILE}.tmp`, ADDRESS_FILE);
+		return address;
+	} catch (error) {
+		fs.rmSync(FOLDER, { recursive: true, force: true });
+		throw error;
+	}
+}
+
+function readAddress(): N8nAddress | undefined {
+	try {
+		return JSON.parse(fs.readFileSync(ADDRESS_FILE, 'utf8')) as N8nAddress;
+	} catch {
+		return undefined; // not written yet
+	}
+}
+
+/** Deactivates and deletes every workflow with a node that uses the credential `credentialId`. */
+async function deleteWorkflowsUsing(n8n: RunningN8n, credentialId: string): Promise<void> {
+	const workflows = await n8n.api.list<Workflow>('/workflows');
+	const uses = (workflow: Workflow) =>
+		workflow.nodes.some((node) => Object.values((node.credentials ?? {}) as Record<string, { id?: string }>).some((ref) => ref?.id === credentialId));
+	for (const workflow of workflows.filter(uses)) {
+		if (workflow.active) await n8n.api.deactivate(workflow.id);
+		await n8n.api.public('DELETE', `/workflows/${workflow.id}`);
+	}
+}
