@@ -15,5 +15,6 @@ module.exports = {
 	// The longest real-n8n suite first (it waits for the n8n host's install), the fast suites beside it, then the other real-n8n suites.
 	testSequencer: '<rootDir>/test/sequencer.js',
 	globalSetup: '<rootDir>/test/head-start.ts',
+	globalTeardown: '<rootDir>/test/teardown.ts',
 	reporters: ['default', '<rootDir>/test/summary-reporter.js'],
 };

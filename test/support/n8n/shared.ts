@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- test code: it runs in Node, not inside n8n (CONTRIBUTING.md, Commands) */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- test code: it runs in Node, not inside n8n (CONTRIBUTING.md, Commands) */
 /**
  * One running n8n for the suites of a run that only activate workflows and send them blocks (`deliveries` and
  * `examples`). A suite that tests a start, a restart, a version or a topology starts its own (stack.ts, queue.ts).
@@ -11,9 +11,9 @@
  * Sharing saves a start of n8n with a new database, the install of the package into it, and its stop: about 30 s of
  * CPU a suite, on CI's 2-core machine.
  *
- * The process that started n8n owns it: n8n stops when that process ends (process.ts), at the end of the run.
- * The folder `.build/shared-n8n/` says who owns it and where n8n listens. A folder left by a run that ended is
- * taken over (crossProcessLock.ts), and its n8n is gone with that run.
+ * The process that started n8n owns it. jest's teardown (test/teardown.ts) stops it at the end of the run, and it
+ * stops anyway when its owner ends (process.ts). The folder `.build/shared-n8n/` says who owns it and where n8n
+ * listens. A folder left by a run that ended is taken over (crossProcessLock.ts), and its n8n is gone with that run.
  */
 import * as fs from 'fs';
 import * as os from 'os';
@@ -26,13 +26,18 @@ import { REPO_DIR } from '../paths';
 import type { Workflow } from './api';
 import { addressOf, attachN8n, type N8nAddress, type RunningN8n, startN8n } from './instance';
 import { installPackage, packPackage } from './package';
-import { atExit } from './process';
+import { atExit, groupMembers, signalGroup } from './process';
 import { type EmulatorAccountOptions, emulatorWithCredential } from './stack';
 
 const FOLDER = path.join(REPO_DIR, '.build', 'shared-n8n');
 const ADDRESS_FILE = path.join(FOLDER, 'n8n.json');
 /** How long a suite waits for another to start the shared n8n: a first start on a loaded machine takes minutes. */
 const START_TIMEOUT_MS = 10 * 60_000;
+
+/** Where the shared n8n listens, and its process group, for the teardown. */
+interface SharedAddress extends N8nAddress {
+	pid: number;
+}
 
 export interface SharedStack {
 	n8n: RunningN8n;
@@ -76,12 +81,13 @@ async function sharedN8n(): Promise<RunningN8n> {
 }
 
 /** Starts n8n for the run and writes its address; on failure, gives the folder up so that the next suite tries. */
-async function startShared(): Promise<N8nAddress> {
+async function startShared(): Promise<SharedAddress> {
 	try {
 		const userFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'stacks-hooks-shared-n8n-'));
 		atExit(() => fs.rmSync(userFolder, { recursive: true, force: true }));
 		await installPackage(userFolder, await packPackage());
-		const address = addressOf(await startN8n({ https: true, userFolder }));
+		const n8n = await startN8n({ https: true, userFolder });
+		const address = { ...addressOf(n8n), pid: n8n.process.pid! };
 		fs.writeFileSync(`${ADDRESS_FILE}.tmp`, JSON.stringify(address));
 		fs.renameSync(`${ADDRESS_FILE}.tmp`, ADDRESS_FILE);
 		return address;
@@ -91,9 +97,9 @@ async function startShared(): Promise<N8nAddress> {
 	}
 }
 
-function readAddress(): N8nAddress | undefined {
+function readAddress(): SharedAddress | undefined {
 	try {
-		return JSON.parse(fs.readFileSync(ADDRESS_FILE, 'utf8')) as N8nAddress;
+		return JSON.parse(fs.readFileSync(ADDRESS_FILE, 'utf8')) as SharedAddress;
 	} catch {
 		return undefined; // not written yet
 	}
@@ -107,5 +113,31 @@ async function deleteWorkflowsUsing(n8n: RunningN8n, credentialId: string): Prom
 	for (const workflow of workflows.filter(uses)) {
 		if (workflow.active) await n8n.api.deactivate(workflow.id);
 		await n8n.api.public('DELETE', `/workflows/${workflow.id}`);
+	}
+}
+
+/**
+ * Stops the shared n8n of this run, if one runs: SIGTERM to its process group, SIGKILL after 35 s as stopProcess
+ * does; then removes its user folder and its address. jest would wait forever for an n8n its own process started
+ * (a run of one suite, which jest runs in its own process).
+ */
+export async function stopSharedN8n(): Promise<void> {
+	const address = readAddress();
+	if (!address) return;
+	// An address left by a run that was stopped before its teardown may name a process group long gone, whose
+	// number another process has taken since: only a group still led by n8n is stopped.
+	if (isN8n(address.pid)) signalGroup(address.pid, 'SIGTERM');
+	for (const deadline = Date.now() + 35_000; isN8n(address.pid) && groupMembers(address.pid).length > 0 && Date.now() < deadline; ) await sleep(200);
+	if (isN8n(address.pid)) signalGroup(address.pid, 'SIGKILL');
+	fs.rmSync(address.userFolder, { recursive: true, force: true });
+	fs.rmSync(FOLDER, { recursive: true, force: true });
+}
+
+/** Whether the process `pid` runs n8n (its command line, from Linux /proc). */
+function isN8n(pid: number): boolean {
+	try {
+		return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('n8n');
+	} catch {
+		return false; // gone
 	}
 }
