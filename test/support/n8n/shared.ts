@@ -8,8 +8,10 @@
  * its own credential in n8n. When it ends, it deletes the workflows that use that credential, and the credential.
  * The next suite then finds n8n as a new one, but for the executions kept.
  *
- * Sharing saves a start of n8n with a new database, the install of the package into it, and its stop: about 30 s of
- * CPU a suite, on CI's 2-core machine.
+ * Sharing saves a start of n8n with a new database, the install of the package into it, and its stop. In a cold run
+ * on a 2-core machine that was about 34 s of a lane: `deliveries` took 48 s with its own n8n, 14 s of them its test.
+ * The shared n8n runs n8n's default expression engine, as the examples need, so `deliveries` pays an isolate per
+ * execution: its test took 29 s alone on it.
  *
  * The process that started n8n owns it. jest's teardown (test/teardown.ts) stops it at the end of the run, and it
  * stops anyway when its owner ends (process.ts). The folder `.build/shared-n8n/` says who owns it and where n8n
