@@ -118,6 +118,24 @@ export function inheritedEnv(host: HostPaths): Record<string, string> {
 	);
 }
 
+/**
+ * How long stop() waits before SIGKILL. n8n's own shutdown waits up to N8N_GRACEFUL_SHUTDOWN_TIMEOUT (30 s) for running
+ * executions: a worker killed sooner loses the job it was running.
+ */
+export const N8N_STOP_GRACE_MS = 35_000;
+
+/** A client of the n8n at `baseUrl`, trusting `certificate` (PEM) over HTTPS. */
+function clientOf(baseUrl: string, certificate: string | undefined): { dispatcher: Agent | undefined; request: Requester } {
+	const dispatcher = certificate ? new Agent({ connect: { ca: certificate } }) : undefined;
+	const request: Requester = (pathOrUrl, options) => httpRequest(/^https?:/.test(pathOrUrl) ? pathOrUrl : `${baseUrl}${pathOrUrl}`, options, dispatcher);
+	return { dispatcher, request };
+}
+
+/** `<webhookBaseUrl>webhook/<path>`: the production webhook URL of a node whose path is `path`. */
+function webhookUrlOf(webhookBaseUrl: string): (webhookPath: string) => string {
+	return (webhookPath) => `${webhookBaseUrl}webhook/${webhookPath.replace(/^\/+/, '')}`;
+}
+
 /** Starts n8n's main process (provisioning its host folder first when needed); resolves when it is ready and has an owner and an API key. */
 export async function startN8n(opts: StartOptions = {}) {
 	const proc = await startN8nProcess({ ...opts, role: 'main' });
@@ -145,9 +163,9 @@ export async function startN8nProcess(opts: StartOptions = {}) {
 	let brokerPort = opts.brokerPort ?? (await freePort());
 	while (brokerPort === port) brokerPort = await freePort();
 	const tls = opts.https ? await selfSignedPair(path.join(userFolder, 'e2e-tls')) : undefined;
-	const dispatcher = tls ? new Agent({ connect: { ca: tls.cert } }) : undefined;
 	// A worker's health server is plain HTTP whatever N8N_PROTOCOL says (n8n's scaling/worker-server.js).
 	const baseUrl = `${tls && role !== 'worker' ? 'https' : 'http'}://127.0.0.1:${port}`;
+	const { dispatcher, request } = clientOf(baseUrl, tls?.cert);
 	const webhookBaseUrl = opts.env?.N8N_WEBHOOK_URL ?? opts.env?.WEBHOOK_URL ?? `${baseUrl}/`;
 	const major = n8nMajor(host.version);
 	const env: Record<string, string> = {
@@ -185,8 +203,6 @@ export async function startN8nProcess(opts: StartOptions = {}) {
 		...opts.env,
 	};
 	const args = role === 'main' ? ['start'] : role === 'webhook' ? ['webhook'] : ['worker', ...(opts.concurrency ? [`--concurrency=${opts.concurrency}`] : [])];
-	const request: Requester = (pathOrUrl, options) =>
-		httpRequest(/^https?:/.test(pathOrUrl) ? pathOrUrl : `${baseUrl}${pathOrUrl}`, options, dispatcher);
 
 	const lines: string[] = [];
 	const addLine = (line: string) => {
@@ -231,9 +247,7 @@ export async function startN8nProcess(opts: StartOptions = {}) {
 			if (ready && ready.status === 200) return;
 		}
 	};
-	// n8n's own shutdown waits up to N8N_GRACEFUL_SHUTDOWN_TIMEOUT (30 s) for running executions: a
-	// worker killed sooner loses the job it was running.
-	const stop = () => (stopping ??= stopProcess(child, 35_000));
+	const stop = () => (stopping ??= stopProcess(child, N8N_STOP_GRACE_MS));
 
 	await launch();
 	return {
@@ -277,7 +291,7 @@ export async function startN8nProcess(opts: StartOptions = {}) {
 		/** A request to this instance: a path (`/webhook/x`) or a full URL; TLS handled. */
 		request,
 		/** `<webhookBaseUrl>webhook/<path>`: the production webhook URL of a node whose path is `path`. */
-		webhookUrl: (webhookPath: string) => `${webhookBaseUrl}webhook/${webhookPath.replace(/^\/+/, '')}`,
+		webhookUrl: webhookUrlOf(webhookBaseUrl),
 	};
 }
 
@@ -301,9 +315,7 @@ export function addressOf(n8n: N8nInstance): N8nAddress {
 
 /** An n8n that another process started and runs, reached as its owner with the key its user folder keeps. */
 export async function attachN8n(address: N8nAddress): Promise<RunningN8n> {
-	const dispatcher = address.certificate ? new Agent({ connect: { ca: address.certificate } }) : undefined;
-	const request: Requester = (pathOrUrl, options) =>
-		httpRequest(/^https?:/.test(pathOrUrl) ? pathOrUrl : `${address.baseUrl}${pathOrUrl}`, options, dispatcher);
+	const { dispatcher, request } = clientOf(address.baseUrl, address.certificate);
 	const api = await ensureOwner(address.userFolder, request, address.version);
 	const state = readState(address.userFolder);
 	return {
@@ -313,7 +325,7 @@ export async function attachN8n(address: N8nAddress): Promise<RunningN8n> {
 		certificate: address.certificate,
 		dispatcher,
 		request,
-		webhookUrl: (webhookPath: string) => `${address.webhookBaseUrl}webhook/${webhookPath.replace(/^\/+/, '')}`,
+		webhookUrl: webhookUrlOf(address.webhookBaseUrl),
 		api,
 		owner: { email: state.email!, password: state.password! },
 		host: hostPaths(address.version),

@@ -169,6 +169,16 @@ export async function stopProcess(child: ChildProcess, graceMs: number): Promise
 	groups.delete(pgid);
 }
 
+/**
+ * stopProcess for a group this process did not start, known only by its number: SIGTERM, then SIGKILL once no member
+ * is left or `graceMs` has passed.
+ */
+export async function stopGroup(pgid: number, graceMs: number): Promise<void> {
+	signalGroup(pgid, 'SIGTERM');
+	for (const deadline = Date.now() + graceMs; groupMembers(pgid).length > 0 && Date.now() < deadline; ) await sleep(200);
+	signalGroup(pgid, 'SIGKILL');
+}
+
 export interface RunResult {
 	code: number | null;
 	signal: NodeJS.Signals | null;

@@ -18,7 +18,6 @@
  * listens. A folder left by a run that ended is taken over (crossProcessLock.ts), and its n8n is gone with that run.
  */
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import { setTimeout as sleep } from 'timers/promises';
 
@@ -26,10 +25,9 @@ import type { Emulator } from '../../emulator';
 import { takeFolder } from '../crossProcessLock';
 import { REPO_DIR } from '../paths';
 import type { Workflow } from './api';
-import { addressOf, attachN8n, type N8nAddress, type RunningN8n, startN8n } from './instance';
-import { installPackage, packPackage } from './package';
-import { atExit, groupMembers, signalGroup } from './process';
-import { type EmulatorAccountOptions, emulatorWithCredential } from './stack';
+import { addressOf, attachN8n, N8N_STOP_GRACE_MS, type N8nAddress, type RunningN8n } from './instance';
+import { atExit, stopGroup } from './process';
+import { type EmulatorAccountOptions, emulatorWithCredential, startN8nWithPackage } from './stack';
 
 const FOLDER = path.join(REPO_DIR, '.build', 'shared-n8n');
 const ADDRESS_FILE = path.join(FOLDER, 'n8n.json');
@@ -85,10 +83,8 @@ async function sharedN8n(): Promise<RunningN8n> {
 /** Starts n8n for the run and writes its address; on failure, gives the folder up so that the next suite tries. */
 async function startShared(): Promise<SharedAddress> {
 	try {
-		const userFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'stacks-hooks-shared-n8n-'));
-		atExit(() => fs.rmSync(userFolder, { recursive: true, force: true }));
-		await installPackage(userFolder, await packPackage());
-		const n8n = await startN8n({ https: true, userFolder });
+		const n8n = await startN8nWithPackage();
+		atExit(() => fs.rmSync(n8n.userFolder, { recursive: true, force: true }));
 		const address = { ...addressOf(n8n), pid: n8n.process.pid! };
 		fs.writeFileSync(`${ADDRESS_FILE}.tmp`, JSON.stringify(address));
 		fs.renameSync(`${ADDRESS_FILE}.tmp`, ADDRESS_FILE);
@@ -119,8 +115,8 @@ async function deleteWorkflowsUsing(n8n: RunningN8n, credentialId: string): Prom
 }
 
 /**
- * Stops the shared n8n of this run, if one runs: SIGTERM to its process group, SIGKILL after 35 s as stopProcess
- * does; then removes its user folder and its address. jest would wait forever for an n8n its own process started
+ * Stops the shared n8n of this run, if one runs, as its owner would (N8N_STOP_GRACE_MS); then removes its user folder
+ * and its address. jest would wait forever for an n8n its own process started
  * (a run of one suite, which jest runs in its own process).
  */
 export async function stopSharedN8n(): Promise<void> {
@@ -128,9 +124,7 @@ export async function stopSharedN8n(): Promise<void> {
 	if (!address) return;
 	// An address left by a run that was stopped before its teardown may name a process group long gone, whose
 	// number another process has taken since: only a group still led by n8n is stopped.
-	if (isN8n(address.pid)) signalGroup(address.pid, 'SIGTERM');
-	for (const deadline = Date.now() + 35_000; isN8n(address.pid) && groupMembers(address.pid).length > 0 && Date.now() < deadline; ) await sleep(200);
-	if (isN8n(address.pid)) signalGroup(address.pid, 'SIGKILL');
+	if (isN8n(address.pid)) await stopGroup(address.pid, N8N_STOP_GRACE_MS);
 	fs.rmSync(address.userFolder, { recursive: true, force: true });
 	fs.rmSync(FOLDER, { recursive: true, force: true });
 }

@@ -59,11 +59,17 @@ export async function emulatorWithCredential(n8n: Pick<N8nInstance, 'certificate
  */
 export const UNREACHABLE_PUBLIC_URL = 'https://127.0.0.1:1/';
 
-export async function startStack(opts: EmulatorAccountOptions & { n8n?: StartOptions; publicUrl?: string }): Promise<Stack> {
+/** n8n over HTTPS on a new user folder, with the packed package installed into it as n8n installs community packages. */
+export async function startN8nWithPackage(opts: StartOptions = {}): Promise<N8nInstance> {
 	const userFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'stacks-hooks-n8n-'));
 	await installPackage(userFolder, await packPackage());
+	return startN8n({ https: true, ...opts, userFolder });
+}
+
+export async function startStack(opts: EmulatorAccountOptions & { n8n?: StartOptions; publicUrl?: string }): Promise<Stack> {
 	const env = { ...opts.n8n?.env, ...(opts.publicUrl && { N8N_WEBHOOK_URL: opts.publicUrl }) };
-	const n8n = await startN8n({ https: true, ...opts.n8n, env, userFolder });
+	const n8n = await startN8nWithPackage({ ...opts.n8n, env });
+	const { userFolder } = n8n;
 	const { emu, credential } = await emulatorWithCredential(n8n, opts);
 	if (opts.publicUrl) emu.routeDeliveries(opts.publicUrl, n8n.baseUrl);
 	return {
