@@ -30,7 +30,7 @@ class HostWaitersFirst extends Sequencer {
 		// Two workers share the real-n8n suites (jest.config.js): the longest first, so that the two lanes
 		// end together (the first waits for the host, above); the compatibility smoke test last, as it
 		// needs the other n8n versions' hosts, installed after the default one. The order is by the seconds
-		// each took in a cold fresh-clone run (CONTRIBUTING.md, Where CI's time goes): queue 363, gaps 344,
+		// each took in a cold fresh-clone run (its timing table, 2026-12-06): queue 363, gaps 344,
 		// trigger 257, record 211, examples 172, lifecycle.random 79, deliveries 48, install 46, compat 28.
 		// Longest first, each lane taking the next when it is free, ends the lanes within a short suite of
 		// each other; the order before (trigger after examples) left one lane 95 s longer than the other.
