@@ -1,10 +1,11 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: it runs in Node, not inside n8n (CONTRIBUTING.md, Commands) */
 /**
  * The docs as their readers meet them: the README (for people who use the nodes, also the package's
- * page on npm and the target of n8n's "Docs" links) stays short enough to read, CONTRIBUTING.md (for
- * people who change the package) holds every command, and no link between them, to a file of the
- * repository or to a heading, leads nowhere. The codex files (`*.node.json`) point n8n's "Docs" links
- * at README headings, which must exist.
+ * page on npm and the target of n8n's "Docs" links) stays short enough to read, and leads to a page a
+ * topic under docs/, each of which leads back; CONTRIBUTING.md (for people who change the package)
+ * holds every command; no link between them, to a file of the repository or to a heading, leads
+ * nowhere; and every example workflow is linked where the docs use it. The codex files (`*.node.json`)
+ * point n8n's "Docs" links at README headings, which must exist.
  *
  * Markdown is read with markdown-it (the links and headings as a renderer sees them, code blocks left
  * out) and headings are turned into anchors with github-slugger, the rule GitHub itself applies.
@@ -20,12 +21,19 @@ const README = 'README.md';
 const CONTRIBUTING = 'CONTRIBUTING.md';
 /** Where n8n's "Docs" links and the package's homepage point: the repository's page, which shows the README. */
 const REPOSITORY_PAGE = 'https://github.com/n8n-nodes-stacks-hooks/n8n-nodes-stacks-hooks';
-const README_MAX_BYTES = 30_000;
+/** The README is read on npm and from n8n's "Docs" links: about 15 KB, never more than 16 KB (issue 54). */
+const README_MAX_BYTES = 16_384;
 /** The topic pages, each reached from the README. */
 const PAGES = fs
 	.readdirSync(path.join(REPO_DIR, 'docs'))
 	.filter((name) => name.endsWith('.md'))
 	.map((name) => `docs/${name}`);
+/** The example workflows users import, each to be linked from the README or a topic page. */
+const WORKFLOWS_DIR = 'test/examples/workflows';
+const WORKFLOWS = fs
+	.readdirSync(path.join(REPO_DIR, WORKFLOWS_DIR))
+	.filter((name) => name.endsWith('.json'))
+	.map((name) => `${WORKFLOWS_DIR}/${name}`);
 
 const markdown = new MarkdownIt({ html: true });
 
@@ -78,6 +86,31 @@ function brokenLink(from: string, link: string): string | undefined {
 	return read(file).anchors.has(anchor) ? undefined : `${file} has no heading #${anchor}`;
 }
 
+/** The repository file a relative link of `from` leads to (no anchor); undefined for an external address or an anchor alone. */
+function linkedFile(from: string, link: string): string | undefined {
+	if (link.startsWith(REPOSITORY_PAGE)) return README;
+	if (/^[a-z]+:/i.test(link)) return undefined;
+	const [target] = link.split('#');
+	return target ? path.posix.normalize(path.posix.join(path.posix.dirname(from), decodeURIComponent(target))) : undefined;
+}
+
+/** The pages reached from the README by following links from page to page (the README included). */
+function reachableFromReadme(): Set<string> {
+	const reached = new Set<string>([README]);
+	const queue = [README];
+	while (queue.length > 0) {
+		const from = queue.shift()!;
+		for (const link of read(from).links) {
+			const file = linkedFile(from, link);
+			if (file && file.endsWith('.md') && file !== CONTRIBUTING && !reached.has(file) && fs.existsSync(path.join(REPO_DIR, file))) {
+				reached.add(file);
+				queue.push(file);
+			}
+		}
+	}
+	return reached;
+}
+
 function brokenLinks(from: string): string[] {
 	return read(from)
 		.links.map((link) => [link, brokenLink(from, link)] as const)
@@ -101,7 +134,7 @@ function urlsIn(value: unknown): string[] {
 }
 
 describe('the docs', () => {
-	it(`keeps the README for users, at most ${README_MAX_BYTES.toLocaleString('en')} bytes`, () => {
+	it(`keeps the README short enough to read, at most ${README_MAX_BYTES.toLocaleString('en')} bytes`, () => {
 		expect(fs.statSync(path.join(REPO_DIR, README)).size).toBeLessThanOrEqual(README_MAX_BYTES);
 	});
 
@@ -115,10 +148,24 @@ describe('the docs', () => {
 		expect(brokenLinks(file)).toEqual([]);
 	});
 
-	it.each(PAGES)('%s: is linked from the README, and links back; every link of it resolves', (page) => {
-		expect(read(README).links.map((link) => link.split('#')[0])).toContain(page);
-		expect(read(page).links.map((link) => link.split('#')[0])).toContain(`../${README}`);
+	it('has topic pages under docs/', () => {
+		expect(PAGES.length).toBeGreaterThan(0);
+	});
+
+	it.each(PAGES)('%s: every link to a file of the repository or to a heading resolves', (page) => {
 		expect(brokenLinks(page)).toEqual([]);
+	});
+
+	it.each(PAGES)('%s: is reached from the README (directly or through other pages), and links back to it', (page) => {
+		expect([...reachableFromReadme()]).toContain(page);
+		expect(read(page).links.map((link) => linkedFile(page, link))).toContain(README);
+	});
+
+	it.each(WORKFLOWS)('%s: is linked, by its file name, from the README or a topic page', (workflow) => {
+		const linkedFrom = [README, ...PAGES].filter((doc) =>
+			read(doc).links.some((link) => !/^[a-z]+:/i.test(link) && linkedFile(doc, link) === workflow && !brokenLink(doc, link)),
+		);
+		expect(linkedFrom).not.toEqual([]);
 	});
 
 	it("n8n's codex files point their documentation links at README headings that exist", () => {
