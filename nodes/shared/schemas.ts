@@ -60,6 +60,27 @@ export const bulkFiltersSchema = z
 	.strict()
 	.refine((filters) => Object.keys(filters).length > 0, 'set at least one filter');
 
+/**
+ * A count or height of a hook's status: a number, or null before the hook's first block. A value of any
+ * other type is read as absent, so that one odd field does not make the whole hook unreadable.
+ */
+const statusNumber = z.number().finite().nullable().optional().catch(undefined);
+
+/** A hook's status, as the real service reports it (real-service-notes.md, Status). */
+export const hookStatusSchema = z
+	.object({
+		status: z.string(),
+		enabled: z.boolean(),
+		created_at: z.number(),
+		last_evaluated_at: statusNumber,
+		last_evaluated_block_height: statusNumber,
+		last_occurrence_at: statusNumber,
+		last_occurrence_block_height: statusNumber,
+		evaluated_block_count: statusNumber,
+		occurrence_count: statusNumber,
+	})
+	.passthrough();
+
 // What the service answers. Unknown fields pass through: the record holds more
 // than the contract shows, and a user should see all of it.
 export const hookSchema = z
@@ -73,9 +94,7 @@ export const hookSchema = z
 				action: z.object({ type: z.string(), url: z.string().optional() }).passthrough(),
 			})
 			.passthrough(),
-		status: z
-			.object({ status: z.string(), enabled: z.boolean(), created_at: z.number() })
-			.passthrough(),
+		status: hookStatusSchema,
 	})
 	.passthrough();
 

@@ -1,6 +1,6 @@
 import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 
-import { getHookPage } from '../../shared/api/hookEndpoints';
+import { HooksClient } from '../../shared/api/client';
 import { MAX_PAGE_SIZE } from '../../shared/constants';
 
 /** The account's hooks for the Hook picker, a page at a time, filtered by name or UUID. */
@@ -10,7 +10,7 @@ export async function searchHooks(
 	paginationToken?: string,
 ): Promise<INodeListSearchResult> {
 	const offset = Number(paginationToken) || 0;
-	const page = await getHookPage(this, { offset, limit: MAX_PAGE_SIZE });
+	const page = await (await HooksClient.connect(this)).page(offset, MAX_PAGE_SIZE);
 	const needle = filter?.trim().toLowerCase() ?? '';
 	const results = page.results
 		.filter(

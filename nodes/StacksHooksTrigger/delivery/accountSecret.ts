@@ -19,9 +19,7 @@
  */
 import type { IDataObject, IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
 
-import { getSecret, rotateSecret } from '../../shared/api/secretEndpoints';
-import { type Connection, getConnection } from '../../shared/transport/connection';
-import type { RequestContext } from '../../shared/transport/context';
+import { HooksClient } from '../../shared/api/client';
 import { nodeKey } from '../nodeKey';
 import { keptDigest, type PresentedSecrets } from './consumerSecret';
 
@@ -41,15 +39,16 @@ function keptIn(data: IDataObject): Kept {
 }
 
 /** The secret to check deliveries against: the credential's, else the account's, created if there is none. */
-async function currentSecret(ctx: RequestContext, connection: Connection): Promise<string> {
-	if (connection.consumerSecret) return connection.consumerSecret;
-	return (await getSecret(ctx, { connection })) ?? (await rotateSecret(ctx, { connection }));
+async function currentSecret(service: HooksClient): Promise<string> {
+	const { consumerSecret } = service.connection;
+	if (consumerSecret) return consumerSecret;
+	return (await service.secret()) ?? (await service.rotateSecret());
 }
 
 /** On activation: keeps the digest of the secret deliveries will carry. */
-export async function keepSecret(ctx: IHookFunctions, connection: Connection): Promise<void> {
+export async function keepSecret(ctx: IHookFunctions, service: HooksClient): Promise<void> {
 	const data = ctx.getWorkflowStaticData('node');
-	data.consumerSecret = { ...keptIn(data), sha256: keptDigest(await currentSecret(ctx, connection)) };
+	data.consumerSecret = { ...keptIn(data), sha256: keptDigest(await currentSecret(service)) };
 }
 
 /** The last read caused by a delivery, in this process, per trigger node. */
@@ -94,7 +93,7 @@ export async function isAuthentic(ctx: IWebhookFunctions, presented: PresentedSe
 
 async function readAgain(ctx: IWebhookFunctions, before: string | undefined): Promise<string | undefined> {
 	try {
-		const found = keptDigest(await currentSecret(ctx, await getConnection(ctx)));
+		const found = keptDigest(await currentSecret(await HooksClient.connect(ctx)));
 		if (before !== undefined && found !== before) {
 			ctx.logger.info('Stacks Hooks Trigger: the consumer secret changed; deliveries are now checked against the new one', {
 				workflowId: ctx.getWorkflow().id,

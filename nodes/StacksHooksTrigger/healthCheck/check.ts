@@ -5,9 +5,8 @@
  */
 import type { ITriggerFunctions } from 'n8n-workflow';
 
-import { type Service, serviceFor } from '../../shared/api/service';
+import { HooksClient } from '../../shared/api/client';
 import type { Hook } from '../../shared/schemas';
-import { backgroundConnection } from '../../shared/transport/connection';
 import { atStartup, healthCheckMs } from '../hook/checkInterval';
 import { stored, type StoredHook } from '../hook/keptHook';
 import { type HookParameters, hookParameters } from '../hook/lifecycle';
@@ -61,7 +60,7 @@ export interface Run {
 /** What every step of one check needs. */
 export interface Check extends Run {
 	/** The service, through the connection read for this check (the credential as n8n keeps it now). */
-	service: Service;
+	service: HooksClient;
 	/** The check's state in this process (model/checkState.ts). */
 	memory: CheckState;
 	/** The hook the static data named when the check began: none when n8n was killed while activating. */
@@ -169,5 +168,5 @@ export function withHook(check: Check, checked: Checked): Hooked | undefined {
 /** One check: the service through the credential as n8n keeps it now, the check's memory in this process, the hook kept. */
 export async function openCheck(run: Run): Promise<Check> {
 	const kept = stored(run.ctx);
-	return { ...run, service: serviceFor(run.ctx, await backgroundConnection(run.ctx)), memory: checkState(run.ctx), ...(kept && { kept }) };
+	return { ...run, service: await HooksClient.connect(run.ctx, { background: true }), memory: checkState(run.ctx), ...(kept && { kept }) };
 }

@@ -29,13 +29,11 @@ export const SETTLED_DEPTH = 6;
  */
 export const IDLE_MS = 30_000;
 
-const numberOr = (value: unknown, fallback: number | null): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : fallback);
-
 /** What the plan reads of this check: the hook as step 2 found it, and what step 1 heard. */
 function observe({ ctx, memory, settings, hook: checked }: Hooked, heard: Heard): Observation {
 	const { received } = heard;
-	const status = (checked.counted ?? {}) as Record<string, unknown>;
-	const stoppedAt = checked.stoppedAt as Record<string, unknown> | undefined;
+	const status = checked.counted;
+	const { stoppedAt } = checked;
 	return {
 		now: checked.readAt ?? Date.now(),
 		hookId: checked.kept.hookId,
@@ -43,14 +41,14 @@ function observe({ ctx, memory, settings, hook: checked }: Hooked, heard: Heard)
 		...(checked.resumedFrom && { resumedFrom: checked.resumedFrom }),
 		...(stoppedAt && {
 			stopRecord: {
-				height: numberOr(stoppedAt.last_evaluated_block_height, null),
-				lastMatch: numberOr(stoppedAt.last_occurrence_block_height, null),
+				height: stoppedAt.last_evaluated_block_height ?? null,
+				lastMatch: stoppedAt.last_occurrence_block_height ?? null,
 				...(checked.stoppedByActivation && { byActivation: true as const }),
 			},
 		}),
-		evaluatedHeight: numberOr(status.last_evaluated_block_height, null),
-		evaluatedCount: numberOr(status.evaluated_block_count, 0) ?? 0,
-		occurrences: numberOr(status.occurrence_count, 0) ?? 0,
+		evaluatedHeight: status?.last_evaluated_block_height ?? null,
+		evaluatedCount: status?.evaluated_block_count ?? 0,
+		occurrences: status?.occurrence_count ?? 0,
 		taken: received?.taken,
 		...(checked.repaired && { kept: keptTaken(ctx) }),
 		...(received?.quietMs !== undefined && { quietMs: received.quietMs }),

@@ -39,7 +39,7 @@ export async function repair(check: Check): Promise<Checked> {
 
 /** A hook's counts as read (model/gapPlan.ts); undefined when the service left one out. */
 function countsOf(status: Hook['status']): Counts | undefined {
-	const { occurrence_count: occurrences, evaluated_block_count: evaluated } = status as Record<string, unknown>;
+	const { occurrence_count: occurrences, evaluated_block_count: evaluated } = status;
 	return typeof occurrences === 'number' && typeof evaluated === 'number' ? { occurrences, evaluated } : undefined;
 }
 

@@ -109,15 +109,15 @@ function report(check: Check, state: AlertState, began: IncidentKind[], ended: I
 function alert(check: Hooked, gaps: GapOutcome): void {
 	const { hook, memory } = check;
 	const before = alertsOf(memory.state);
-	const status = (hook.read?.status ?? {}) as Record<string, unknown>;
+	const status = hook.read?.status;
 	const { state, began, ended } = assess(before, {
 		now: Date.now(),
 		hookId: hook.kept.hookId,
 		wasInterrupted: hook.read?.status.status === 'interrupted',
 		// The schema says a number, not its unit: seconds are taken for milliseconds below 10^12 (the year 2001 in ms).
 		lastEvaluatedAt:
-			hook.outcome === 'healthy' && typeof status.last_evaluated_at === 'number' ? (status.last_evaluated_at < 1e12 ? status.last_evaluated_at * 1000 : status.last_evaluated_at) : undefined,
-		lastEvaluatedHeight: typeof status.last_evaluated_block_height === 'number' ? status.last_evaluated_block_height : null,
+			hook.outcome === 'healthy' && typeof status?.last_evaluated_at === 'number' ? (status.last_evaluated_at < 1e12 ? status.last_evaluated_at * 1000 : status.last_evaluated_at) : undefined,
+		lastEvaluatedHeight: status?.last_evaluated_block_height ?? null,
 		stallMinutes: check.settings.stallMinutes,
 		gaps,
 	});

@@ -13,11 +13,9 @@ import type { IDataObject, IHookFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { buildDefinition } from '../../shared/definition';
-import type { BlockRef } from '../../shared/api/hookEndpoints';
-import { type Service, serviceFor } from '../../shared/api/service';
+import { type BlockRef, HooksClient } from '../../shared/api/client';
 import { isHttpsUrl } from '../../shared/constants';
 import type { Definition, Hook } from '../../shared/schemas';
-import { type Connection, getConnection } from '../../shared/transport/connection';
 import { asNodeError } from '../../shared/transport/errors';
 import { keepSecret } from '../delivery/accountSecret';
 import { noteLeftStopped, noteStoppedAtActivation } from '../healthCheck/model/checkState';
@@ -64,7 +62,7 @@ interface Wanted {
 	listRead?: ListRead;
 }
 
-async function desiredDefinitions(ctx: HookOwner, service: Service, webhookUrl: string, params = hookParameters(ctx)): Promise<Wanted> {
+async function desiredDefinitions(ctx: HookOwner, service: HooksClient, webhookUrl: string, params = hookParameters(ctx)): Promise<Wanted> {
 	const node = ctx.getNode();
 	const shape = await hookFilters(node, params.watching, service, nodeKey(ctx, node));
 	const build = ({ filters, nameSuffix }: HookShape) =>
@@ -82,8 +80,8 @@ async function desiredDefinitions(ctx: HookOwner, service: Service, webhookUrl: 
  * Watching a watch list: an edit that wrote the list after the trigger read it, and looked for the hooks watching it
  * before this one was registered, did not update it. The list is read again, and the hook follows it in place.
  */
-async function followEditsSinceRead(ctx: HookOwner, service: Service, hook: Hook, wanted: Wanted): Promise<void> {
-	if (wanted.listRead) await followList(ctx, service.connection, hook, wanted.listRead.name, wanted.listRead.tip);
+async function followEditsSinceRead(service: HooksClient, hook: Hook, wanted: Wanted): Promise<void> {
+	if (wanted.listRead) await followList(service, hook, wanted.listRead.name, wanted.listRead.tip);
 }
 
 /** Key-order-independent JSON, with options that are off left out (the service may echo them as false or null). */
@@ -138,7 +136,7 @@ function whyNotDelivering(hook: Hook): string | undefined {
 }
 
 /** Enables a disabled hook and resumes an interrupted one (the same PATCH does both); why it had to, or undefined. */
-export async function enableIfStopped(service: Service, hook: Hook): Promise<string | undefined> {
+export async function enableIfStopped(service: HooksClient, hook: Hook): Promise<string | undefined> {
 	const why = whyNotDelivering(hook);
 	if (why) await service.enable(hook.uuid);
 	return why;
@@ -155,7 +153,7 @@ const goneAtActivation = new Set<string>();
  * (n8n saves nothing trigger() writes, and a note in memory would be gone with it: issue #38's crash loop). The blocks
  * of those seconds are replayed with the rest of the outage.
  */
-async function ensureDeliveringOnActivation(ctx: IHookFunctions, hook: Hook, service: Service): Promise<void> {
+async function ensureDeliveringOnActivation(ctx: IHookFunctions, hook: Hook, service: HooksClient): Promise<void> {
 	const why = whyNotDelivering(hook);
 	if (why && leftForCheck(ctx)) {
 		logHealed(ctx, `found hook ${hook.uuid} stopped on n8n's start (${why}): the first health check brings it back and replays what it missed`);
@@ -178,8 +176,7 @@ export async function checkExists(this: IHookFunctions): Promise<boolean> {
 
 async function checkExistsNow(ctx: IHookFunctions): Promise<boolean> {
 	const sample = listeningSample(ctx);
-	const connection = await getConnection(ctx);
-	const service = serviceFor(ctx, connection);
+	const service = await HooksClient.connect(ctx);
 	const webhookUrl = webhookUrlOf(ctx);
 	const desired = isHttpsUrl(webhookUrl) ? await desiredDefinitions(ctx, service, webhookUrl) : undefined;
 
@@ -190,11 +187,11 @@ async function checkExistsNow(ctx: IHookFunctions): Promise<boolean> {
 		// miss the blocks between the deletion and the new registration).
 		const inPlace = hook && desired && (isWanted(hook, desired) || sameButFilters(hook, desired.definition));
 		if (hook && desired && inPlace && !isWanted(hook, desired)) await updateInPlace(ctx, service, hook, desired);
-		if (hook && desired && inPlace) await followEditsSinceRead(ctx, service, hook, desired);
+		if (hook && desired && inPlace) await followEditsSinceRead(service, hook, desired);
 		if (hook && inPlace) {
-			await keepSecret(ctx, connection);
+			await keepSecret(ctx, service);
 			await ensureDeliveringOnActivation(ctx, hook, service);
-			await whenListening(ctx, hook, connection, sample);
+			await whenListening(ctx, service, hook, sample);
 			return true;
 		}
 		// Gone, or registered with other parameters or for another URL: replace it, leaving nothing behind.
@@ -210,17 +207,17 @@ async function checkExistsNow(ctx: IHookFunctions): Promise<boolean> {
 	// and then forgotten, e.g. with lost static data: adopt the one that fits, remove the stale rest.
 	const keep = await keepOneOf(service, webhookUrl, desired);
 	if (!keep) return false;
-	await followEditsSinceRead(ctx, service, keep, desired);
-	await keepSecret(ctx, connection);
+	await followEditsSinceRead(service, keep, desired);
+	await keepSecret(ctx, service);
 	if (goneAtActivation.delete(nodeKey(ctx))) noteStoppedAtActivation(ctx, keep);
 	await ensureDeliveringOnActivation(ctx, keep, service);
 	remember(ctx, { hookId: keep.uuid, webhookUrl });
-	await whenListening(ctx, keep, connection, sample);
+	await whenListening(ctx, service, keep, sample);
 	return true;
 }
 
 /** The hook's filters (and name) updated to the wanted ones; to the shape matched in n8n when the service refuses them as too large. */
-async function updateInPlace(ctx: HookOwner, service: Service, hook: Hook, wanted: Wanted): Promise<void> {
+async function updateInPlace(ctx: HookOwner, service: HooksClient, hook: Hook, wanted: Wanted): Promise<void> {
 	const { definition, inN8n } = wanted;
 	try {
 		await service.update(hook.uuid, { name: definition.name, filters: definition.filters });
@@ -246,12 +243,12 @@ function logMatchedInN8n(ctx: HookOwner, refused: Definition, inN8n: Definition,
 }
 
 /** Listening for a test event (never on activation): the Sample Block, if one is set, is replayed to the test hook. */
-async function whenListening(ctx: IHookFunctions, hook: Hook, connection: Connection, sample: BlockRef | undefined): Promise<void> {
-	if (sample) await replaySampleBlock(ctx, hook, connection, sample);
+async function whenListening(ctx: IHookFunctions, service: HooksClient, hook: Hook, sample: BlockRef | undefined): Promise<void> {
+	if (sample) await replaySampleBlock(ctx, service, hook, sample);
 }
 
 /** The hooks posting to `webhookUrl`: the first with the wanted definition is kept, the others deleted. */
-async function keepOneOf(service: Service, webhookUrl: string, desired: Wanted | undefined): Promise<Hook | undefined> {
+async function keepOneOf(service: HooksClient, webhookUrl: string, desired: Wanted | undefined): Promise<Hook | undefined> {
 	const mine = await service.postingTo(webhookUrl);
 	const keep = desired ? mine.find((hook) => isWanted(hook, desired)) : undefined;
 	for (const stale of mine) {
@@ -273,7 +270,7 @@ function refusedByService(error: unknown): boolean {
  * that fails too its error is raised. If the service cannot even be listed, the first error is raised: the
  * next activation's checkExists adopts whatever got registered.
  */
-async function registerOnce(ctx: HookOwner, service: Service, wanted: Wanted, refusedFilters?: number): Promise<Hook> {
+async function registerOnce(ctx: HookOwner, service: HooksClient, wanted: Wanted, refusedFilters?: number): Promise<Hook> {
 	const { definition: desired, inN8n } = wanted;
 	const webhookUrl = desired.action.url;
 	try {
@@ -298,7 +295,7 @@ async function registerOnce(ctx: HookOwner, service: Service, wanted: Wanted, re
  * Registers and enables the hook `desired` describes and remembers it. A registered hook that cannot be
  * enabled is removed again: no orphan at the service.
  */
-async function registerEnabled(ctx: HookOwner, service: Service, wanted: Wanted): Promise<Hook> {
+async function registerEnabled(ctx: HookOwner, service: HooksClient, wanted: Wanted): Promise<Hook> {
 	const hook = await registerOnce(ctx, service, wanted);
 	try {
 		await service.enable(hook.uuid);
@@ -321,7 +318,7 @@ async function registerEnabled(ctx: HookOwner, service: Service, wanted: Wanted)
  * the same URL with the wanted definition is taken over and enabled if stopped (`enabledBecause`), else one is
  * registered and enabled again; either way it is remembered.
  */
-export async function replaceDeleted(ctx: HookOwner, service: Service, known: StoredHook, params: HookParameters): Promise<{ hook: Hook; adopted: boolean; enabledBecause?: string }> {
+export async function replaceDeleted(ctx: HookOwner, service: HooksClient, known: StoredHook, params: HookParameters): Promise<{ hook: Hook; adopted: boolean; enabledBecause?: string }> {
 	const desired = await desiredDefinitions(ctx, service, known.webhookUrl, params);
 	const adopted = await keepOneOf(service, known.webhookUrl, desired);
 	if (!adopted) return { hook: await registerEnabled(ctx, service, desired), adopted: false };
@@ -333,7 +330,7 @@ export async function replaceDeleted(ctx: HookOwner, service: Service, known: St
 export async function create(this: IHookFunctions): Promise<boolean> {
 	return await inTurn(this, async () => {
 		const sample = listeningSample(this);
-		const connection = await getConnection(this);
+		const service = await HooksClient.connect(this);
 		const webhookUrl = webhookUrlOf(this);
 		if (!isHttpsUrl(webhookUrl)) {
 			throw new NodeOperationError(this.getNode(), `n8n's webhook URL (${webhookUrl}) is not HTTPS`, {
@@ -342,13 +339,12 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 			});
 		}
 		// Before the hook exists: an account without a secret gets one before anything is delivered.
-		await keepSecret(this, connection);
-		const service = serviceFor(this, connection);
+		await keepSecret(this, service);
 		const wanted = await desiredDefinitions(this, service, webhookUrl);
 		const hook = await registerEnabled(this, service, wanted);
-		await followEditsSinceRead(this, service, hook, wanted);
+		await followEditsSinceRead(service, hook, wanted);
 		if (goneAtActivation.delete(nodeKey(this))) noteStoppedAtActivation(this, hook);
-		await whenListening(this, hook, connection, sample);
+		await whenListening(this, service, hook, sample);
 		return true;
 	});
 }
@@ -361,7 +357,7 @@ export async function create(this: IHookFunctions): Promise<boolean> {
  */
 export async function remove(this: IHookFunctions): Promise<boolean> {
 	return await inTurn(this, async () => {
-		const service = serviceFor(this, await getConnection(this));
+		const service = await HooksClient.connect(this);
 		const known = stored(this);
 		const gone = !known || !(await service.deleteIfThere(known.hookId));
 		if (gone) await keepOneOf(service, known?.webhookUrl ?? webhookUrlOf(this), undefined);

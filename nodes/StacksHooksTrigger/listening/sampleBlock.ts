@@ -8,12 +8,11 @@
  * is told at once instead of waiting for a delivery that will not come.
  * Activation never reads the parameter.
  */
-import type { IDataObject, IHookFunctions, INode, INodeProperties } from 'n8n-workflow';
+import type { IHookFunctions, INode, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
-import { type BlockRef, evaluateHook, getHook } from '../../shared/api/hookEndpoints';
+import type { BlockRef, HooksClient } from '../../shared/api/client';
 import type { Hook } from '../../shared/schemas';
-import type { Connection } from '../../shared/transport/connection';
 import { asNodeError } from '../../shared/transport/errors';
 import { testDeliveryArrivedSince } from './handOver';
 
@@ -61,10 +60,8 @@ export function sampleBlockRef(node: INode, raw: unknown): BlockRef | undefined 
 	});
 }
 
-const count = (hook: Hook, key: string): number => {
-	const value = (hook.status as IDataObject)[key];
-	return typeof value === 'number' ? value : 0;
-};
+/** One of the hook's counts, 0 when the service left it out. */
+const count = (hook: Hook, key: 'occurrence_count' | 'evaluated_block_count'): number => hook.status[key] ?? 0;
 
 function label(ref: BlockRef): string {
 	return 'block_height' in ref ? `block ${ref.block_height}` : `the block with index block hash ${ref.index_block_hash}`;
@@ -89,10 +86,11 @@ async function arrivedWithin(ctx: IHookFunctions, since: number, ms: number): Pr
  * its delivery arrived (n8n then runs the test execution). Throws with the reason when the block has no
  * match or the service does not evaluate it in time; n8n then stops listening and shows the message.
  */
-export async function replaySampleBlock(ctx: IHookFunctions, hook: Hook, connection: Connection, ref: BlockRef): Promise<void> {
+export async function replaySampleBlock(ctx: IHookFunctions, service: HooksClient, hook: Hook, ref: BlockRef): Promise<void> {
+	const { network } = service.connection;
 	const since = Date.now();
 	try {
-		await evaluateHook(ctx, hook.uuid, ref, { connection });
+		await service.evaluate(hook.uuid, ref);
 	} catch (error) {
 		throw asNodeError(ctx.getNode(), error);
 	}
@@ -101,7 +99,7 @@ export async function replaySampleBlock(ctx: IHookFunctions, hook: Hook, connect
 		if (await arrivedWithin(ctx, since, Math.min(STATUS_EVERY_MS, until - Date.now()))) return;
 		let now: Hook;
 		try {
-			now = await getHook(ctx, hook.uuid, { connection });
+			now = await service.get(hook.uuid);
 		} catch (error) {
 			throw asNodeError(ctx.getNode(), error);
 		}
@@ -110,11 +108,11 @@ export async function replaySampleBlock(ctx: IHookFunctions, hook: Hook, connect
 		if (evaluatedAt === undefined && count(now, 'evaluated_block_count') > count(hook, 'evaluated_block_count')) evaluatedAt = Date.now();
 		if (evaluatedAt !== undefined && Date.now() - evaluatedAt >= DELIVERY_GRACE_MS) {
 			throw new NodeOperationError(ctx.getNode(), `No event in ${label(ref)} matches this trigger's filters`, {
-				description: `The service evaluated the test hook against ${label(ref)} and had nothing to deliver. Pick a block with a matching transaction (${explorerLink(ref, connection.network)} lists its transactions), change the filters, or clear 'Sample Block' to wait for live events. If the block does hold a matching event, the service could not deliver it to this n8n: check that WEBHOOK_URL is reachable from the internet.`,
+				description: `The service evaluated the test hook against ${label(ref)} and had nothing to deliver. Pick a block with a matching transaction (${explorerLink(ref, network)} lists its transactions), change the filters, or clear 'Sample Block' to wait for live events. If the block does hold a matching event, the service could not deliver it to this n8n: check that WEBHOOK_URL is reachable from the internet.`,
 			});
 		}
 	}
 	throw new NodeOperationError(ctx.getNode(), `The service did not evaluate ${label(ref)} within ${WAIT_MS / 1000} seconds`, {
-		description: `Check that the block exists on ${connection.network} (${explorerLink(ref, connection.network)}), or clear 'Sample Block' to wait for live events.`,
+		description: `Check that the block exists on ${network} (${explorerLink(ref, network)}), or clear 'Sample Block' to wait for live events.`,
 	});
 }

@@ -12,8 +12,7 @@
 import type { INode, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { serviceFor } from '../../shared/api/service';
-import { getConnection } from '../../shared/transport/connection';
+import { HooksClient } from '../../shared/api/client';
 import { ListAtHeights } from '../../shared/watchList/history';
 import { findListHook, type ListState, listStateOf, watchedListOf, watchedStateOf } from '../../shared/watchList/listHook';
 import type { Delivery } from '../delivery/shape';
@@ -32,15 +31,14 @@ export async function listedAddresses(ctx: IWebhookFunctions, node: INode, deliv
 	const lists = kept.get(uuid) ?? new Map<string, Watching>();
 	const known = digest === undefined ? undefined : lists.get(`${digest} ${kinds}`);
 	if (known) return known;
-	const connection = await getConnection(ctx);
-	const service = serviceFor(ctx, connection);
+	const service = await HooksClient.connect(ctx);
 	const hook = await service.read(uuid);
 	if (!hook) throw new NodeOperationError(node, `The hook ${uuid} that sent this delivery is gone: its watch list could not be read`);
 	const watched = watchedListOf(hook.definition.name);
 	let list: ListState;
 	if (watched?.inN8n) {
 		// Its filters select the kinds for any address: the list, and its edits, are the list hook's.
-		const listHook = findListHook(await service.list(), watched.name, connection.network);
+		const listHook = findListHook(await service.list(), watched.name, service.connection.network);
 		list = listHook ? listStateOf(listHook) : { addresses: [], edits: [] };
 	} else list = watchedStateOf(hook.definition.filters.events);
 	const addresses = new Set(list.addresses);

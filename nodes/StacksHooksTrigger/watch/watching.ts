@@ -17,7 +17,7 @@ import type { Network } from '../../shared/constants';
 import { toEventFilters, triggerOnProperty } from '../../shared/eventFilters';
 import { DEFAULT_WATCH_KINDS, knownKinds, watchFilters, watchForProperty, type WatchKind } from '../../shared/watchList/kinds';
 import { checkedListName, findListHook, inN8nFilters, listNameProperty, type ListState, listStateOf, typedInN8nMarker, watchingFilters, watchMarker } from '../../shared/watchList/listHook';
-import type { Service } from '../../shared/api/service';
+import type { HooksClient } from '../../shared/api/client';
 import { evaluatedTip } from '../../shared/watchList/edit';
 import { WatchedAddresses } from './watchedAddresses';
 
@@ -137,7 +137,7 @@ export interface HookShape {
  * service refuses one filter per address and kind as too large (filters selecting the kinds for any address,
  * the trigger matching the list; ../../shared/watchList/listHook.ts), when it has fewer filters.
  */
-export async function hookFilters(node: INode, params: WatchParameters, service: Service, key: string): Promise<HookShape & { inN8n?: HookShape; listRead?: ListRead }> {
+export async function hookFilters(node: INode, params: WatchParameters, service: HooksClient, key: string): Promise<HookShape & { inN8n?: HookShape; listRead?: ListRead }> {
 	const { network } = service.connection;
 	if (params.watch === 'filters') return { filters: watchingOf(node, params, network, key).filters, nameSuffix: '' };
 	let shape: HookShape;

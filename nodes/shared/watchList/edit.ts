@@ -18,9 +18,7 @@
  * address again.
  */
 import type { Definition, Hook } from '../schemas';
-import { evaluateHook, listHooks, readHook, registerHook, updateHook } from '../api/hookEndpoints';
-import type { Connection } from '../transport/connection';
-import type { RequestContext } from '../transport/context';
+import type { HooksClient } from '../api/client';
 import { inTurn } from '../turns';
 import { recordedEdits } from './history';
 import { addressesOf, findListHook, inN8nFilters, listDefinition, listDigest, type ListState, listStateOf, watchedListOf, watchingFilters, watchMarker } from './listHook';
@@ -86,14 +84,8 @@ export function evaluatedTip(hooks: readonly Hook[], network: string): number | 
 	return tip;
 }
 
-/** A number of the hook's status (the schema lets its fields through untyped); undefined when it holds none. */
-function statusNumber(hook: Hook | undefined, field: 'last_evaluated_block_height' | 'evaluated_block_count'): number | undefined {
-	const value = (hook?.status as Record<string, unknown> | undefined)?.[field];
-	return typeof value === 'number' ? value : undefined;
-}
-
 /** The highest height the hook has evaluated, as its status says; undefined before its first block. */
-const evaluatedHeight = (hook: Hook | undefined) => statusNumber(hook, 'last_evaluated_block_height');
+const evaluatedHeight = (hook: Hook | undefined) => hook?.status.last_evaluated_block_height ?? undefined;
 
 /**
  * Applies `change` to list `name` and to the hooks watching it; the list's hook is registered on its first address.
@@ -104,10 +96,10 @@ const evaluatedHeight = (hook: Hook | undefined) => statusNumber(hook, 'last_eva
  * removal is recorded at the tip first, then at that height once the hooks' answers tell it (a second write, only
  * when a block came in between).
  */
-export async function editList(ctx: RequestContext, connection: Connection, name: string, change: ListChange): Promise<EditResult> {
+export async function editList(service: HooksClient, name: string, change: ListChange): Promise<EditResult> {
+	const { connection } = service;
 	return await inTurn(`watch list\u0000${connection.accountKey}\u0000${name}`, async () => {
-		const options = { connection };
-		const hooks = await listHooks(ctx, options);
+		const hooks = await service.list();
 		let list = findListHook(hooks, name, connection.network);
 		const before = list ? addressesOf(list) : [];
 		const tip = evaluatedTip(hooks, connection.network);
@@ -122,14 +114,14 @@ export async function editList(ctx: RequestContext, connection: Connection, name
 		let state = edited({ addresses: before, edits: [] });
 		if (!list) {
 			if (state.addresses.length > 0) {
-				list = await keptOrRefused(name, before.length, state.addresses.length, async () => await registerHook(ctx, listDefinition(name, connection.network, state), options));
+				list = await keptOrRefused(name, before.length, state.addresses.length, async () => await service.register(listDefinition(name, connection.network, state)));
 			}
-		} else ({ list, state } = await rewritten(ctx, connection, name, list, edited));
+		} else ({ list, state } = await rewritten(service, name, list, edited));
 		// Listed again after the list is written: a trigger activated meanwhile read the list before or after
 		// this write; in the first case its hook is among these.
-		const hooksNow = await listHooks(ctx, options);
+		const hooksNow = await service.list();
 		const tipNow = evaluatedTip(hooksNow, connection.network);
-		const watchers = await updateWatchers(ctx, connection, hooksNow, name, state, state.addresses.length < before.length);
+		const watchers = await updateWatchers(service, hooksNow, name, state, state.addresses.length < before.length);
 		const is = new Set(state.addresses);
 		const removed = new Set(before.filter((address) => !is.has(address)));
 		// The highest height a watching hook had evaluated when it took the edit (none updated: -1, nothing to move).
@@ -138,12 +130,12 @@ export async function editList(ctx: RequestContext, connection: Connection, name
 			// Blocks up to `tookEffect` were matched with the removed addresses: they stay on the list up to there. (With no
 			// tip, the edit recorded nothing: no block had been matched with the list before it.)
 			const later = (from: ListState): ListState => ({ addresses: from.addresses, edits: recordedEdits(found.edits, found.addresses, from.addresses, tip, tookEffect) });
-			({ list, state } = await rewritten(ctx, connection, name, list, later));
-			await updateWatchers(ctx, connection, hooksNow, name, state, true);
+			({ list, state } = await rewritten(service, name, list, later));
+			await updateWatchers(service, hooksNow, name, state, true);
 		}
 		const had = new Set(before);
 		const added = state.addresses.some((address) => !had.has(address));
-		const replayed = await replayMissed(ctx, connection, watchers, tip, tipNow, added);
+		const replayed = await replayMissed(service, watchers, tip, tipNow, added);
 		return { before, after: [...state.addresses], ...(list && { listHookUuid: list.uuid }), watchers, ...(replayed && { replayed }) };
 	});
 }
@@ -158,14 +150,14 @@ function sameState(a: ListState, b: ListState): boolean {
  * The list's hook written with `edited` of its state, read back, and written again while another process wrote over
  * it (the service has no conditional write), up to WRITES times.
  */
-async function rewritten(ctx: RequestContext, connection: Connection, name: string, list: Hook, edited: (from: ListState) => ListState): Promise<{ list: Hook; state: ListState }> {
+async function rewritten(service: HooksClient, name: string, list: Hook, edited: (from: ListState) => ListState): Promise<{ list: Hook; state: ListState }> {
 	for (let write = 1; ; write++) {
 		const current = listStateOf(list);
 		const state = edited(current);
 		if (sameState(current, state)) return { list, state: current };
 		if (write > WRITES) throw new Error(`The watch list "${name}" was written over by other edits ${WRITES} times in a row; nothing of this edit is kept. Try again.`);
-		await keptOrRefused(name, current.addresses.length, state.addresses.length, async () => await updateHook(ctx, list.uuid, { filters: listDefinition(name, connection.network, state).filters }, { connection }));
-		const back = await readHook(ctx, list.uuid, { connection });
+		await keptOrRefused(name, current.addresses.length, state.addresses.length, async () => await service.update(list.uuid, { filters: listDefinition(name, service.connection.network, state).filters }));
+		const back = await service.read(list.uuid);
 		if (!back) throw new Error(`The watch list "${name}" was deleted at the service while it was edited`);
 		list = back;
 	}
@@ -177,15 +169,15 @@ async function rewritten(ctx: RequestContext, connection: Connection, name: stri
  * again; when it moved, the hook takes it in place, and the heights it evaluated without it are evaluated again.
  * One request when nothing moved.
  */
-export async function followList(ctx: RequestContext, connection: Connection, hook: Hook, name: string, tipAtRead: number | undefined): Promise<void> {
-	const hooks = await listHooks(ctx, { connection });
-	const list = findListHook(hooks, name, connection.network);
+export async function followList(service: HooksClient, hook: Hook, name: string, tipAtRead: number | undefined): Promise<void> {
+	const hooks = await service.list();
+	const list = findListHook(hooks, name, service.connection.network);
 	const watched = watchedListOf(hook.definition.name);
 	if (!list || !watched) return;
 	const state = listStateOf(list);
 	if (listDigest(state) === watched.digest) return;
-	const watchers = await updateWatchers(ctx, connection, [hook], name, state, false);
-	await replayMissed(ctx, connection, watchers, tipAtRead, undefined, true);
+	const watchers = await updateWatchers(service, [hook], name, state, false);
+	await replayMissed(service, watchers, tipAtRead, undefined, true);
 }
 
 /** Heights an edit evaluates again at most, each a request per watching hook. */
@@ -199,8 +191,7 @@ const MAX_REPLAYED = 100;
  * one whose filters already held the edit, up to `tipNow`, the tip read before the watching hooks were updated.
  */
 async function replayMissed(
-	ctx: RequestContext,
-	connection: Connection,
+	service: HooksClient,
 	watchers: readonly Watcher[],
 	tip: number | undefined,
 	tipNow: number | undefined,
@@ -221,7 +212,7 @@ async function replayMissed(
 			first = evaluatedBefore - (evaluatedCount ?? 1) + 1;
 		}
 		const from = Math.max(first, to - MAX_REPLAYED + 1);
-		for (let height = from; height <= to; height++) await evaluateHook(ctx, uuid, { block_height: height }, { connection });
+		for (let height = from; height <= to; height++) await service.evaluate(uuid, { block_height: height });
 		if (from <= to) replayed = { from: Math.min(from, replayed?.from ?? from), to: Math.max(to, replayed?.to ?? to) };
 	}
 	return replayed;
@@ -255,14 +246,15 @@ function listRefusal(error: unknown, name: string, before: number, after: number
  * Each hook watching list `name` gets the filters of `addresses`, in place, when its own differ. `shortened`: the
  * list lost addresses, so a hook matched in n8n tries one filter per address again.
  */
-async function updateWatchers(ctx: RequestContext, connection: Connection, hooks: readonly Hook[], name: string, list: ListState, shortened: boolean): Promise<Watcher[]> {
+async function updateWatchers(service: HooksClient, hooks: readonly Hook[], name: string, list: ListState, shortened: boolean): Promise<Watcher[]> {
+	const { network } = service.connection;
 	const results: Watcher[] = [];
 	const addresses = list.addresses;
 	for (const hook of hooks) {
 		const watched = watchedListOf(hook.definition.name);
-		if (!watched || watched.name !== name || hook.definition.network !== connection.network) continue;
-		const perAddress = watchingFilters(list, watched.kinds, connection.network);
-		const inN8n = inN8nFilters(list, watched.kinds, connection.network, perAddress);
+		if (!watched || watched.name !== name || hook.definition.network !== network) continue;
+		const perAddress = watchingFilters(list, watched.kinds, network);
+		const inN8n = inN8nFilters(list, watched.kinds, network, perAddress);
 		// The filters and the digest in the name in one PATCH: a delivery names the list it was matched with.
 		const prefix = hook.definition.name.slice(0, hook.definition.name.lastIndexOf(' [watch list: '));
 		const shape = (matched: boolean) => ({ name: `${prefix}${watchMarker(name, watched.kinds, list, matched)}`, filters: { events: matched ? inN8n! : perAddress } as Definition['filters'] });
@@ -271,8 +263,8 @@ async function updateWatchers(ctx: RequestContext, connection: Connection, hooks
 			const updated = update.name !== hook.definition.name || !sameFilters(hook.definition.filters.events, update.filters.events);
 			if (!updated) return void results.push({ uuid: hook.uuid, name: hook.definition.name, updated });
 			// The update's answer is the hook as the update left it; a read after it tells as much when the answer is not a hook.
-			const answer = (await updateHook(ctx, hook.uuid, update, { connection })) ?? (await readHook(ctx, hook.uuid, { connection }));
-			results.push({ uuid: hook.uuid, name: hook.definition.name, updated, evaluatedBefore: evaluatedHeight(answer), evaluatedCount: statusNumber(answer, 'evaluated_block_count') });
+			const answer = (await service.update(hook.uuid, update)) ?? (await service.read(hook.uuid));
+			results.push({ uuid: hook.uuid, name: hook.definition.name, updated, evaluatedBefore: evaluatedHeight(answer), evaluatedCount: answer?.status.evaluated_block_count ?? undefined });
 		};
 		if (inN8n && watched.inN8n && !shortened) {
 			await write(true);

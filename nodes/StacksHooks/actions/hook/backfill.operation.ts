@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { evaluateHook, getHook } from '../../../shared/api/hookEndpoints';
+import { HooksClient } from '../../../shared/api/client';
 import { MAX_BACKFILL_BLOCKS } from '../../../shared/constants';
 import { blockHeightProperty, hookIdLocator } from './common.descriptions';
 import { getHookId } from './common.helpers';
@@ -57,11 +57,12 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		});
 	}
 	// An unknown hook is a clear 404 here, before anything is replayed.
-	await getHook(this, uuid, { itemIndex });
+	const client = await HooksClient.connect(this, { itemIndex });
+	await client.get(uuid);
 
 	for (let height = from; height <= to; height++) {
 		try {
-			await evaluateHook(this, uuid, { block_height: height }, { itemIndex });
+			await client.evaluate(uuid, { block_height: height });
 		} catch (error) {
 			const done = height === from ? 'before replaying any block' : `after replaying ${range(from, height - 1)} (${height - from} of ${count} blocks)`;
 			// The service's error as the transport worded it (its HTTP code kept), led by how far the backfill got.

@@ -2,7 +2,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { setHookEnabled, setHooksEnabled } from '../../../shared/api/hookEndpoints';
+import { HooksClient } from '../../../shared/api/client';
 import { validate } from '../../../shared/definition';
 import { uuidSchema } from '../../../shared/identifiers';
 import { bulkFiltersSchema } from '../../../shared/schemas';
@@ -26,7 +26,7 @@ export function getHookId(ctx: IExecuteFunctions, itemIndex: number): string {
 
 export async function setEnabled(ctx: IExecuteFunctions, itemIndex: number, enabled: boolean): Promise<IDataObject> {
 	const uuid = getHookId(ctx, itemIndex);
-	await setHookEnabled(ctx, uuid, enabled, { itemIndex });
+	await (await HooksClient.connect(ctx, { itemIndex })).setEnabled(uuid, enabled);
 	return { uuid, enabled };
 }
 
@@ -40,6 +40,6 @@ export async function bulkSetEnabled(ctx: IExecuteFunctions, itemIndex: number, 
 	if (uuids.length) filters.uuids = [...new Set(uuids)];
 	if (Array.isArray(raw.statuses) && raw.statuses.length) filters.statuses = raw.statuses;
 	const valid = validate(ctx.getNode(), bulkFiltersSchema, filters, 'filters', itemIndex) as IDataObject;
-	const updated = await setHooksEnabled(ctx, enabled, valid, { itemIndex });
+	const updated = await (await HooksClient.connect(ctx, { itemIndex })).setManyEnabled(enabled, valid);
 	return { enabled, updated_uuids: updated, updated_count: updated.length };
 }

@@ -4,9 +4,8 @@ import { jsonParse, NodeOperationError, updateDisplayOptions } from 'n8n-workflo
 import { buildDefinition, validate } from '../../../shared/definition';
 import { eventsProperty, toEventFilters } from '../../../shared/eventFilters';
 import { hookOptionsProperty } from '../../../shared/hookOptions';
-import { registerHook } from '../../../shared/api/hookEndpoints';
 import { definitionSchema } from '../../../shared/schemas';
-import { getConnection } from '../../../shared/transport/connection';
+import { HooksClient } from '../../../shared/api/client';
 
 const properties: INodeProperties[] = [
 	{
@@ -90,7 +89,8 @@ function definitionFromJson(this: IExecuteFunctions, itemIndex: number, network:
 }
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const connection = await getConnection(this);
+	const client = await HooksClient.connect(this, { itemIndex });
+	const { connection } = client;
 	const definition =
 		this.getNodeParameter('specifyBy', itemIndex) === 'json'
 			? definitionFromJson.call(this, itemIndex, connection.network)
@@ -105,5 +105,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 					},
 					itemIndex,
 				);
-	return (await registerHook(this, definition, { itemIndex, connection })) as IDataObject;
+	return (await client.register(definition)) as IDataObject;
 }

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { deleteHook } from '../../../shared/api/hookEndpoints';
+import { HooksClient } from '../../../shared/api/client';
 import { hookIdLocator } from './common.descriptions';
 import { getHookId } from './common.helpers';
 
@@ -9,6 +9,6 @@ export const description = updateDisplayOptions({ show: { resource: ['hook'], op
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const uuid = getHookId(this, itemIndex);
-	await deleteHook(this, uuid, { itemIndex });
+	await (await HooksClient.connect(this, { itemIndex })).delete(uuid);
 	return { uuid, deleted: true };
 }

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { type BlockRef, evaluateHook } from '../../../shared/api/hookEndpoints';
+import { type BlockRef, HooksClient } from '../../../shared/api/client';
 import { blockHeightProperty, hookIdLocator } from './common.descriptions';
 import { getHookId } from './common.helpers';
 
@@ -45,6 +45,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		}
 		body = { block_height: height };
 	}
-	await evaluateHook(this, uuid, body, { itemIndex });
+	await (await HooksClient.connect(this, { itemIndex })).evaluate(uuid, body);
 	return { uuid, evaluated: true, ...body };
 }

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { getHook } from '../../../shared/api/hookEndpoints';
+import { HooksClient } from '../../../shared/api/client';
 import { hookIdLocator } from './common.descriptions';
 import { getHookId } from './common.helpers';
 
@@ -9,5 +9,5 @@ export const description = updateDisplayOptions({ show: { resource: ['hook'], op
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const uuid = getHookId(this, itemIndex);
-	return (await getHook(this, uuid, { itemIndex })) as IDataObject;
+	return (await (await HooksClient.connect(this, { itemIndex })).get(uuid)) as IDataObject;
 }

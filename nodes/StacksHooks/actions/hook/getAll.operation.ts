@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { listHooks } from '../../../shared/api/hookEndpoints';
+import { HooksClient } from '../../../shared/api/client';
 
 const properties: INodeProperties[] = [
 	{
@@ -45,5 +45,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const returnAll = this.getNodeParameter('returnAll', itemIndex) as boolean;
 	const wanted = returnAll ? Infinity : (this.getNodeParameter('limit', itemIndex) as number);
 	const { offset = 0 } = this.getNodeParameter('options', itemIndex, {}) as { offset?: number };
-	return (await listHooks(this, { offset, wanted, itemIndex })) as IDataObject[];
+	return (await (await HooksClient.connect(this, { itemIndex })).list({ offset, wanted })) as IDataObject[];
 }

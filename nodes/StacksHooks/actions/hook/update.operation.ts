@@ -4,9 +4,8 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { validate } from '../../../shared/definition';
 import { eventsProperty, toEventFilters } from '../../../shared/eventFilters';
 import { hookOptionsProperty, toHookOptions } from '../../../shared/hookOptions';
-import { getHook, updateHook } from '../../../shared/api/hookEndpoints';
 import { definitionUpdateSchema } from '../../../shared/schemas';
-import { getConnection } from '../../../shared/transport/connection';
+import { HooksClient } from '../../../shared/api/client';
 import { hookIdLocator } from './common.descriptions';
 import { getHookId } from './common.helpers';
 
@@ -57,8 +56,8 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	if (options) update.options = options;
 
 	const body = validate(this.getNode(), definitionUpdateSchema, update, 'update', itemIndex);
-	const connection = await getConnection(this);
-	await updateHook(this, uuid, body, { itemIndex, connection });
+	const client = await HooksClient.connect(this, { itemIndex });
+	await client.update(uuid, body);
 	// What the service answers to an update is not documented: read the hook back so the item is what it now holds.
-	return (await getHook(this, uuid, { itemIndex, connection })) as IDataObject;
+	return (await client.get(uuid)) as IDataObject;
 }

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { deleteSecret } from '../../../shared/api/secretEndpoints';
+import { HooksClient } from '../../../shared/api/client';
 import { DELETION_NOTICE } from './notices';
 
 const properties: INodeProperties[] = [{ displayName: DELETION_NOTICE, name: 'deletionNotice', type: 'notice', default: '' }];
@@ -9,7 +9,7 @@ const properties: INodeProperties[] = [{ displayName: DELETION_NOTICE, name: 'de
 export const description = updateDisplayOptions({ show: { resource: ['secret'], operation: ['delete'] } }, properties);
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	await deleteSecret(this, { itemIndex });
+	await (await HooksClient.connect(this, { itemIndex })).deleteSecret();
 	this.addExecutionHints({ message: DELETION_NOTICE, location: 'outputPane' });
 	return { deleted: true };
 }

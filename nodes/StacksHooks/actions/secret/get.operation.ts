@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { getSecret } from '../../../shared/api/secretEndpoints';
+import { HooksClient } from '../../../shared/api/client';
 
 const properties: INodeProperties[] = [
 	{
@@ -16,5 +16,5 @@ const properties: INodeProperties[] = [
 export const description = updateDisplayOptions({ show: { resource: ['secret'], operation: ['get'] } }, properties);
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	return { secret: await getSecret(this, { itemIndex }) };
+	return { secret: await (await HooksClient.connect(this, { itemIndex })).secret() };
 }

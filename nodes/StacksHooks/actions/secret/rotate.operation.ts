@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { rotateSecret } from '../../../shared/api/secretEndpoints';
+import { HooksClient } from '../../../shared/api/client';
 import { ROTATION_NOTICE } from './notices';
 
 const properties: INodeProperties[] = [{ displayName: ROTATION_NOTICE, name: 'rotationNotice', type: 'notice', default: '' }];
@@ -9,7 +9,7 @@ const properties: INodeProperties[] = [{ displayName: ROTATION_NOTICE, name: 'ro
 export const description = updateDisplayOptions({ show: { resource: ['secret'], operation: ['rotate'] } }, properties);
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const secret = await rotateSecret(this, { itemIndex });
+	const secret = await (await HooksClient.connect(this, { itemIndex })).rotateSecret();
 	this.addExecutionHints({ message: ROTATION_NOTICE, location: 'outputPane' });
 	return { secret, rotated: true };
 }

@@ -10,7 +10,7 @@ import { Breather } from '../../../shared/breather';
 import { checkedPrincipals } from '../../../shared/watchList/addressList';
 import { editList } from '../../../shared/watchList/edit';
 import { checkedListName } from '../../../shared/watchList/listHook';
-import { getConnection } from '../../../shared/transport/connection';
+import { HooksClient } from '../../../shared/api/client';
 import type { BatchResult } from '../operation';
 
 /**
@@ -18,7 +18,8 @@ import type { BatchResult } from '../operation';
  * without it would remove that address.
  */
 export async function editFromItems(ctx: IExecuteFunctions, itemIndexes: number[], how: 'add' | 'remove' | 'replace'): Promise<BatchResult> {
-	const connection = await getConnection(ctx);
+	const client = await HooksClient.connect(ctx);
+	const { connection } = client;
 	const node = ctx.getNode();
 	const results: BatchResult = new Map();
 	const byList = new Map<string, Array<{ itemIndex: number; address: string }>>();
@@ -41,7 +42,7 @@ export async function editFromItems(ctx: IExecuteFunctions, itemIndexes: number[
 	for (const [name, entries] of byList) {
 		const addresses = entries.map((entry) => entry.address);
 		const change = how === 'remove' ? { add: [], remove: addresses } : { add: addresses, remove: [], replace: how === 'replace' };
-		const edit = await editList(ctx, connection, name, change);
+		const edit = await editList(client, name, change);
 		const before = new Set(edit.before);
 		const common: IDataObject = {
 			listSize: edit.after.length,

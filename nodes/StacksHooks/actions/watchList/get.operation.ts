@@ -1,9 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { listHooks } from '../../../shared/api/hookEndpoints';
+import { HooksClient } from '../../../shared/api/client';
 import { addressesOf, checkedListName, findListHook, watchedListOf } from '../../../shared/watchList/listHook';
-import { getConnection } from '../../../shared/transport/connection';
 import { listNameProperty } from './common.descriptions';
 
 const properties: INodeProperties[] = [listNameProperty];
@@ -13,8 +12,9 @@ export const description = updateDisplayOptions({ show: { resource: ['watchList'
 /** `{list, size, addresses, watchedBy}`: the list as the service keeps it (empty when it never held an address) and the hooks watching it. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const name = checkedListName(this.getNode(), this.getNodeParameter('listName', itemIndex), itemIndex);
-	const connection = await getConnection(this);
-	const hooks = await listHooks(this, { itemIndex, connection });
+	const client = await HooksClient.connect(this, { itemIndex });
+	const { connection } = client;
+	const hooks = await client.list();
 	const list = findListHook(hooks, name, connection.network);
 	const addresses = list ? addressesOf(list) : [];
 	const watchedBy = hooks

@@ -28,7 +28,7 @@
  */
 import type { IDataObject, ITriggerFunctions, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
-import type { Service } from '../../../shared/api/service';
+import type { HooksClient } from '../../../shared/api/client';
 import type { StoredHook } from '../../hook/keptHook';
 import { nodeKey } from '../../nodeKey';
 import type { CheckState } from './checkState';
@@ -167,7 +167,7 @@ export interface Heard {
 /** What of a health check the call needs (the check's object, ../check.ts, is one). */
 export interface Caller {
 	ctx: ITriggerFunctions;
-	service: Service;
+	service: HooksClient;
 	memory: CheckState;
 	settings: { internalAddress: string };
 }

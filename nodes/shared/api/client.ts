@@ -1,0 +1,188 @@
+/**
+ * The service as both nodes call it. A client is made for one n8n context and reads the credential once.
+ * Each method sends its request only when it is called, through the one door to the service
+ * (../transport/request.ts).
+ *
+ * The action node makes one client per input item, so that an error names the item:
+ *
+ *     const client = await HooksClient.connect(this, { itemIndex });
+ *     const hook = await client.get(uuid);
+ *
+ * The trigger makes one per activation, per delivery that needs the service, and per health check.
+ */
+import type { IDataObject } from 'n8n-workflow';
+import { z } from 'zod';
+
+import { MAX_PAGE_SIZE } from '../constants';
+import {
+	type ApiStatus,
+	apiStatusSchema,
+	bulkResultSchema,
+	currentSecretSchema,
+	type Definition,
+	type DefinitionUpdate,
+	type Hook,
+	type HookPage,
+	hookPageSchema,
+	hookSchema,
+	secretSchema,
+} from '../schemas';
+import { backgroundConnection, type Connection, getConnection } from '../transport/connection';
+import type { RequestContext } from '../transport/context';
+import { asNodeError, isNotFound } from '../transport/errors';
+import { type ApiRequest, apiRequest } from '../transport/request';
+
+/** A block, by height or by index block hash. */
+export type BlockRef = { block_height: number } | { index_block_hash: string };
+
+/** An answer that is a hook, or anything else taken as no hook. */
+const hookOrNothing = z.union([hookSchema, z.unknown().transform(() => undefined)]);
+
+/** Pages after the first are fetched this many at a time; the transport's pacing keeps them within the rate limit. */
+const PAGE_CONCURRENCY = 10;
+
+export interface ConnectOptions {
+	/** The input item the calls run for: its errors name it. */
+	itemIndex?: number;
+	/**
+	 * For calls outside any n8n run, such as the health check. The requests then carry the API key
+	 * themselves (see backgroundConnection).
+	 */
+	background?: boolean;
+}
+
+export class HooksClient {
+	private constructor(
+		private readonly ctx: RequestContext,
+		/** Where the calls go and for which account, as read from the credential. */
+		readonly connection: Connection,
+		private readonly itemIndex?: number,
+	) {}
+
+	/** A client for `ctx`, with the credential read now. */
+	static async connect(ctx: RequestContext, options: ConnectOptions = {}): Promise<HooksClient> {
+		const connection = options.background ? await backgroundConnection(ctx) : await getConnection(ctx);
+		return new HooksClient(ctx, connection, options.itemIndex);
+	}
+
+	private async send<T = undefined>(request: Omit<ApiRequest<T>, 'connection' | 'itemIndex'>): Promise<T> {
+		return await apiRequest(this.ctx, { ...request, connection: this.connection, itemIndex: this.itemIndex });
+	}
+
+	/** The service's status and version, from its base address (the official client's getStatus()). */
+	async status(): Promise<ApiStatus> {
+		return await this.send({ method: 'GET', path: '', schema: apiStatusSchema });
+	}
+
+	/** Registers a hook. The transport never repeats this request: a lost answer may hide a hook the service made. */
+	async register(definition: Definition): Promise<Hook> {
+		return await this.send({ method: 'POST', path: '/me/', body: definition, schema: hookSchema });
+	}
+
+	/** The hook; a 404 is an error that names it. */
+	async get(uuid: string): Promise<Hook> {
+		return await this.send({ method: 'GET', path: `/me/${uuid}`, schema: hookSchema, hookId: uuid });
+	}
+
+	/** The hook, or undefined when the service says it is gone (404). */
+	async read(uuid: string): Promise<Hook | undefined> {
+		try {
+			return await this.get(uuid);
+		} catch (error) {
+			if (isNotFound(error)) return undefined;
+			throw asNodeError(this.ctx.getNode(), error);
+		}
+	}
+
+	/**
+	 * Changes part of a hook's definition in place, under the same UUID. Answers the hook as the service
+	 * answered it (the official client's `updateChainhook` returns it), or undefined when the answer is
+	 * not a hook: the contract does not show it.
+	 */
+	async update(uuid: string, update: DefinitionUpdate): Promise<Hook | undefined> {
+		return await this.send({ method: 'PATCH', path: `/me/${uuid}`, body: update, hookId: uuid, schema: hookOrNothing });
+	}
+
+	/** Enables or disables the hook. Enabling also resumes a hook the service interrupted. */
+	async setEnabled(uuid: string, enabled: boolean): Promise<void> {
+		await this.send({ method: 'PATCH', path: `/me/${uuid}/enabled`, body: { enabled }, hookId: uuid });
+	}
+
+	/** Enables a disabled hook, or resumes an interrupted one. */
+	async enable(uuid: string): Promise<void> {
+		await this.setEnabled(uuid, true);
+	}
+
+	/** Enables or disables every hook that matches `filters`, already validated. Answers the UUIDs changed. */
+	async setManyEnabled(enabled: boolean, filters: IDataObject): Promise<string[]> {
+		const result = await this.send({ method: 'PATCH', path: '/me/enabled', body: { enabled, filters }, schema: bulkResultSchema });
+		return result.updated_uuids;
+	}
+
+	/** Asks the service to run the hook against one block. It posts the matches to the hook's webhook. */
+	async evaluate(uuid: string, block: BlockRef): Promise<void> {
+		await this.send({ method: 'POST', path: `/me/${uuid}/evaluate`, body: block, hookId: uuid });
+	}
+
+	/** Deletes the hook; a 404 is an error that names it. */
+	async delete(uuid: string): Promise<void> {
+		await this.send({ method: 'DELETE', path: `/me/${uuid}`, hookId: uuid });
+	}
+
+	/** Deletes the hook. Answers false when the service says it was gone already (404). */
+	async deleteIfThere(uuid: string): Promise<boolean> {
+		try {
+			await this.delete(uuid);
+			return true;
+		} catch (error) {
+			if (isNotFound(error)) return false;
+			throw asNodeError(this.ctx.getNode(), error);
+		}
+	}
+
+	/** One page of the account's hooks, oldest first. */
+	async page(offset: number, limit: number): Promise<HookPage> {
+		return await this.send({ method: 'GET', path: '/me/', qs: { limit, offset }, schema: hookPageSchema });
+	}
+
+	/**
+	 * Up to `wanted` of the account's hooks from `offset` on, oldest first. The first page tells the
+	 * total, so the pages after it are fetched several at a time.
+	 */
+	async list({ offset = 0, wanted = Infinity }: { offset?: number; wanted?: number } = {}): Promise<Hook[]> {
+		const first = await this.page(offset, Math.min(MAX_PAGE_SIZE, wanted));
+		const end = Math.min(first.total, offset + wanted);
+		const offsets: number[] = [];
+		for (let next = offset + first.results.length; first.results.length > 0 && next < end; next += MAX_PAGE_SIZE) offsets.push(next);
+		const rest: Hook[][] = [];
+		for (let start = 0; start < offsets.length; start += PAGE_CONCURRENCY) {
+			const batch = offsets.slice(start, start + PAGE_CONCURRENCY);
+			rest.push(...(await Promise.all(batch.map(async (pageOffset) => (await this.page(pageOffset, Math.min(MAX_PAGE_SIZE, end - pageOffset))).results))));
+		}
+		return [first.results, ...rest].flat().slice(0, wanted === Infinity ? undefined : wanted);
+	}
+
+	/**
+	 * The account's hooks that post to `url`, or to any URL ending with `{ path }`: n8n's webhook path of
+	 * a node, whatever the base URL. n8n makes a node's webhook URL unique to it, so these are its own.
+	 */
+	async postingTo(url: string | { path: string }): Promise<Hook[]> {
+		const posting = typeof url === 'string' ? (at: string) => at === url : (at: string) => at.endsWith(url.path);
+		return (await this.list()).filter((hook) => posting(hook.definition.action.url ?? ''));
+	}
+
+	/** The account's current consumer secret, which the service sends with every delivery; null when it has none. */
+	async secret(): Promise<string | null> {
+		return (await this.send({ method: 'GET', path: '/me/secret', schema: currentSecretSchema })).secret;
+	}
+
+	/** Replaces the account's consumer secret, or creates the first one. Answers the new one. */
+	async rotateSecret(): Promise<string> {
+		return (await this.send({ method: 'POST', path: '/me/secret', schema: secretSchema })).secret;
+	}
+
+	/** Removes the account's consumer secret: deliveries then carry none. */
+	async deleteSecret(): Promise<void> {
+		await this.send({ method: 'DELETE', path: '/me/secret' });
+	}
+}
