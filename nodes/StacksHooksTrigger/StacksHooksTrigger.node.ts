@@ -16,7 +16,7 @@ import { hookOptionsProperty } from '../shared/hookOptions';
 import { answerModeFields, answerModeProperty, answerModeQueueNotice } from './delivery/answerMode';
 import { receiveDelivery } from './delivery/receive';
 import { DEFAULT_CATCH_UP_LIMIT } from './healthCheck/check';
-import { DEFAULT_STALL_MINUTES } from './healthCheck/model/incidents';
+import { DEFAULT_STALL_MINUTES } from './healthCheck/planning/incidents';
 import { startHealthChecks } from './healthCheck/run';
 import { DEFAULT_HEALTH_CHECK_MINUTES } from './hook/checkInterval';
 import { checkExists, create, remove } from './hook/lifecycle';

@@ -9,9 +9,8 @@ import * as fs from 'fs';
 import * as path from 'path';
 
 import type { WorkflowJson } from './n8n/api';
-import { EXAMPLES_DIR } from './paths';
+import { EXAMPLES_DIR, PACKAGE_NAME } from './paths';
 
-const PACKAGE_NAME = 'n8n-nodes-stacks-hooks';
 export const CREDENTIAL_TYPE = 'stacksHooksApi';
 /** The name the examples give their credential; `npm start` creates one of that name. */
 export const CREDENTIAL_NAME = 'Stacks Hooks API';

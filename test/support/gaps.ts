@@ -30,7 +30,7 @@ export const GAPS_EMULATOR = {
 	rateLimit: { limit: 6_000, windowMs: 60_000 },
 };
 
-/** Blocks the ledger hook evaluates before each script (none matching): more than FIRST_WINDOW_MAX (healthCheck/model/gapPlan.ts) and 2,000. */
+/** Blocks the ledger hook evaluates before each script (none matching): more than FIRST_WINDOW_MAX (healthCheck/planning/gapState.ts) and 2,000. */
 export const AGE_BLOCKS = 2_050;
 
 /** The trigger's Health Check Interval in these suites: 3 s. */

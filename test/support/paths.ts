@@ -7,15 +7,18 @@
 import * as fs from 'fs';
 import * as path from 'path';
 
+/** The package's name on npm, and the folder n8n installs it in. */
+export const PACKAGE_NAME = 'n8n-nodes-stacks-hooks';
+
 function findRepo(from: string): string {
 	for (let dir = from; ; dir = path.dirname(dir)) {
 		try {
 			const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name?: string };
-			if (manifest.name === 'n8n-nodes-stacks-hooks') return dir;
+			if (manifest.name === PACKAGE_NAME) return dir;
 		} catch {
 			/* no package.json here */
 		}
-		if (path.dirname(dir) === dir) throw new Error(`no n8n-nodes-stacks-hooks package.json above ${from}`);
+		if (path.dirname(dir) === dir) throw new Error(`no ${PACKAGE_NAME} package.json above ${from}`);
 	}
 }
 

@@ -20,7 +20,7 @@
 import type { IDataObject, IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
 
 import { HooksClient } from '../../shared/api/client';
-import { nodeKey } from '../nodeKey';
+import { nodeKey, Slot } from '../nodeMemory';
 import { keptDigest, type PresentedSecrets } from './consumerSecret';
 
 /** The least time between two reads of the secret caused by deliveries, per trigger node, from one's answer to the next. */
@@ -61,7 +61,7 @@ interface Read {
 	sha256: Promise<string | undefined> | string | undefined;
 }
 
-const reads = new Map<string, Read>();
+const reads = new Slot<Read>('consumer secret read again');
 
 /** Whether one of the presented secrets is the one deliveries must carry. */
 export async function isAuthentic(ctx: IWebhookFunctions, presented: PresentedSecrets): Promise<boolean> {

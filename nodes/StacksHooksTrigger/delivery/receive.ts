@@ -12,7 +12,7 @@ import { answerCheck, isCheck, noteOwnUrl } from '../healthCheck/model/ownWebhoo
 import { noteDelivery } from '../healthCheck/model/received';
 import { deliveryToItems, type OutputMode, type RollbackMode } from '../items/deliveryItems';
 import { handOverTestDelivery, receiveTestDelivery } from '../listening/handOver';
-import { nodeKey } from '../nodeKey';
+import { nodeKey } from '../nodeMemory';
 import { listedAddresses } from '../watch/listedAddresses';
 import { listedTransactionsOf } from '../watch/listedTransactions';
 import { matchedInN8n } from '../../shared/watchList/listHook';

@@ -12,8 +12,9 @@ import { stored, type StoredHook } from '../hook/keptHook';
 import { type HookParameters, hookParameters } from '../hook/lifecycle';
 import { type LogMeta, whereInLog } from '../hook/log';
 import { checkState, type CheckState } from './model/checkState';
-import type { Counts, Scheduled } from './model/gapPlan';
-import { DEFAULT_STALL_MINUTES } from './model/incidents';
+import type { Counts } from './planning/gapState';
+import { DEFAULT_STALL_MINUTES } from './planning/incidents';
+import type { Scheduled } from './planning/schedule';
 import type { Heard } from './model/ownWebhook';
 
 /** The default Catch-Up Limit: the most heights the trigger replays for one gap by itself. */
@@ -89,7 +90,7 @@ export interface Checked {
 	kept?: StoredHook;
 	/** What was healed, and why: one line each in n8n's log (tell.ts). */
 	healed?: string[];
-	/** Stopped and brought back, by this check or by the activation before it (model/gapPlan.ts: a repair). */
+	/** Stopped and brought back, by this check or by the activation before it (planning/gapPlan.ts: a repair). */
 	repaired?: boolean;
 	/** The hook's status the gaps are counted from: as read, or as activation found it stopped. */
 	counted?: Hook['status'];
@@ -106,7 +107,7 @@ export interface Hooked extends Check {
 	hook: Checked & { kept: StoredHook };
 }
 
-/** Step 3's finding: which heights may be missing, and which to replay now (model/gapPlan.ts). */
+/** Step 3's finding: which heights may be missing, and which to replay now (planning/gapPlan.ts, planning/schedule.ts). */
 export type GapPlan = Scheduled & {
 	/** When the hook was read: the window this check closed closed then. */
 	readAt: number;

@@ -1,7 +1,7 @@
 /**
  * Step 1 of a health check (run.ts): what n8n's processes took of the hook, heard before the check
  * reads the hook. The plan then knows that every block it counts was evaluated before that read
- * (model/gapPlan.ts), and a block still on its way is only late, not missing.
+ * (planning/gapPlan.ts), and a block still on its way is only late, not missing.
  *
  * Heard through the trigger's own webhook, every process behind a load balancer (model/ownWebhook.ts),
  * else from this process's own notes, else not at all (the check is blind).

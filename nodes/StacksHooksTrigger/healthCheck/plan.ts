@@ -1,5 +1,5 @@
 /**
- * Step 3 of a health check (run.ts): which heights the workflow may have missed (model/gapPlan.ts,
+ * Step 3 of a health check (run.ts): which heights the workflow may have missed (planning/gapPlan.ts,
  * from the hook as read and what n8n took), and which of them to replay now:
  * - at most the node's Catch-Up Limit in all: of a larger gap the newest heights are replayed and the
  *   older ones reported (tell.ts), to be backfilled;
@@ -10,10 +10,11 @@
  * The plan becomes the check's state in memory (model/checkState.ts); replay.ts keeps it and replays.
  */
 import { pacerFor } from '../../shared/transport/pacing';
-import { nodeKey } from '../nodeKey';
+import { nodeKey } from '../nodeMemory';
 import type { GapPlan, Hooked } from './check';
-import { type Observation, planReplays } from './model/gapPlan';
-import { alertsOf } from './model/incidents';
+import type { Observation } from './planning/gapState';
+import { alertsOf } from './planning/incidents';
+import { planReplays } from './planning/schedule';
 import type { Heard } from './model/ownWebhook';
 import { keptTaken } from './model/received';
 
@@ -23,7 +24,7 @@ export const REPLAY_PER_CHECK = 100;
 export const SETTLED_DEPTH = 6;
 /**
  * No delivery for this long (or half the check interval, if shorter) and the hook's stream is taken to be idle, not
- * behind (model/gapPlan.ts): a stream behind n8n's pace sends the next delivery as soon as n8n answers the one before, so only a
+ * behind (planning/gapPlan.ts): a stream behind n8n's pace sends the next delivery as soon as n8n answers the one before, so only a
  * workflow that runs longer than this per delivery, with Respond: When the Workflow Finishes, looks idle while behind
  * (the plan then replays a window for nothing).
  */

@@ -15,7 +15,7 @@ import { remember, type StoredHook } from '../hook/keptHook';
 import { enableIfStopped, replaceDeleted } from '../hook/lifecycle';
 import { ifFree } from '../hook/turns';
 import type { Check, Checked } from './check';
-import type { Counts } from './model/gapPlan';
+import type { Counts } from './planning/gapState';
 import { takeStoppedAtActivation } from './model/checkState';
 
 /** The hook read, and repaired if it stopped; 'busy' when activation or deactivation holds the node's turn. */
@@ -37,7 +37,7 @@ export async function repair(check: Check): Promise<Checked> {
 	};
 }
 
-/** A hook's counts as read (model/gapPlan.ts); undefined when the service left one out. */
+/** A hook's counts as read (planning/gapState.ts); undefined when the service left one out. */
 function countsOf(status: Hook['status']): Counts | undefined {
 	const { occurrence_count: occurrences, evaluated_block_count: evaluated } = status;
 	return typeof occurrences === 'number' && typeof evaluated === 'number' ? { occurrences, evaluated } : undefined;

@@ -8,7 +8,8 @@
  */
 import { isNotFound } from '../../shared/transport/errors';
 import type { GapPlan, Hooked, Replayed } from './check';
-import { addRange, isShort, rangeSize } from './model/gapPlan';
+import { addRange, rangeSize } from './planning/gapState';
+import { isShort } from './planning/taken';
 import { exchange, type Heard } from './model/ownWebhook';
 
 export async function replay(check: Hooked, heard: Heard, plan: GapPlan): Promise<Replayed> {

@@ -25,8 +25,8 @@ import { stored } from '../hook/keptHook';
 import { type Checked, type GapFindings, type HealthCheckOutcome, type Hooked, NOTHING_HEARD, openCheck, openRun, type Run, withHook } from './check';
 import { hear } from './hear';
 import { type Heard, internalBase } from './model/ownWebhook';
-import type { GapOutcome } from './model/incidents';
-import { takeLeftStopped } from './model/checkState';
+import type { GapOutcome } from './planning/incidents';
+import { forgetCheckState, takeLeftStopped } from './model/checkState';
 import { planGaps } from './plan';
 import { repair } from './repair';
 import { replay } from './replay';
@@ -51,7 +51,7 @@ const CLOSE_POLL_MS = 1_000;
 /** One whole check, its five steps in order. The gap steps are left out when the hook could not be checked. */
 export async function runCheck(run: Run): Promise<{ outcome: Checked['outcome']; gaps?: GapOutcome }> {
 	const check = await openCheck(run);
-	// 1. What n8n took, before the hook is read: the blocks counted were all evaluated before that read (model/gapPlan.ts).
+	// 1. What n8n took, before the hook is read: the blocks counted were all evaluated before that read (planning/gapPlan.ts).
 	const heardBefore = await hear(check, check.kept);
 	// 2. The hook read, and brought back if it stopped; in the node's turn, so that deactivation never waits for a replay.
 	const checked = await repair(check);
@@ -140,6 +140,7 @@ export function startHealthChecks(ctx: ITriggerFunctions): ITriggerResponse {
 	return {
 		closeFunction: async () => {
 			closed = true;
+			forgetCheckState(ctx);
 		},
 	};
 }

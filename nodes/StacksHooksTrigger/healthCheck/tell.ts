@@ -5,15 +5,15 @@
  *   cannot see or reach and how it makes do (until that changes);
  * - n8n's log (warn): a replay that stopped, heights over the Catch-Up Limit, and once, a check that
  *   did not complete (until one does);
- * - the workflow's Error Workflow, once per incident (model/incidents.ts): n8n 2.x saves a failed
+ * - the workflow's Error Workflow, once per incident (planning/incidents.ts): n8n 2.x saves a failed
  *   execution (`saveFailedExecution`) and the workflow stays active; n8n 1.x has no such call from a
  *   trigger, so there the incident is an error line in n8n's log. An incident's end is an info line.
  */
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { Check, Checked, GapFindings, Hooked, Run } from './check';
-import type { Finding } from './model/gapPlan';
-import { type AlertState, alertsOf, assess, duration, type GapOutcome, type IncidentKind } from './model/incidents';
+import type { Finding } from './planning/gapState';
+import { type AlertState, alertsOf, assess, duration, type GapOutcome, type IncidentKind } from './planning/incidents';
 
 /** A gap found, as n8n's log says it; undefined for those the Error Workflow is told of. */
 function describe(finding: Finding): string | undefined {

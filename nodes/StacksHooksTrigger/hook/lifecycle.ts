@@ -24,7 +24,7 @@ import { type HookOwner, remember, slotName, stored, type StoredHook } from './k
 import { logHealed, whereInLog } from './log';
 import { inTurn } from './turns';
 import { listeningSample, replaySampleBlock } from '../listening/sampleBlock';
-import { nodeKey } from '../nodeKey';
+import { forgetNode, nodeKey, Slot } from '../nodeMemory';
 import { withoutDigest } from '../../shared/watchList/listHook';
 import { refusedForSize, sizeRefusal } from '../../shared/watchList/refusal';
 import { followList } from '../../shared/watchList/edit';
@@ -143,7 +143,7 @@ export async function enableIfStopped(service: HooksClient, hook: Hook): Promise
 }
 
 /** Nodes whose kept hook checkExists found gone at the service, until create (or the adoption) replaces it. Same process. */
-const goneAtActivation = new Set<string>();
+const goneAtActivation = new Slot<true>('hook gone at activation');
 
 /**
  * On activation: a hook the service stopped (interrupted after failed deliveries, disabled) is enabled again, and told to
@@ -198,7 +198,7 @@ async function checkExistsNow(ctx: IHookFunctions): Promise<boolean> {
 		if (hook) await service.deleteIfThere(hook.uuid);
 		// Gone (deleted while n8n was down, or replaced by a health check whose state was not kept): the hook that delivers
 		// from now on, adopted or registered, is a repair for the check, which replays what was missed meanwhile.
-		else goneAtActivation.add(nodeKey(ctx));
+		else goneAtActivation.set(nodeKey(ctx), true);
 		remember(ctx, undefined);
 	}
 	if (!desired) return false;
@@ -357,11 +357,17 @@ export async function create(this: IHookFunctions): Promise<boolean> {
  */
 export async function remove(this: IHookFunctions): Promise<boolean> {
 	return await inTurn(this, async () => {
-		const service = await HooksClient.connect(this);
-		const known = stored(this);
-		const gone = !known || !(await service.deleteIfThere(known.hookId));
-		if (gone) await keepOneOf(service, known?.webhookUrl ?? webhookUrlOf(this), undefined);
-		remember(this, undefined);
-		return true;
+		try {
+			const service = await HooksClient.connect(this);
+			const known = stored(this);
+			const gone = !known || !(await service.deleteIfThere(known.hookId));
+			if (gone) await keepOneOf(service, known?.webhookUrl ?? webhookUrlOf(this), undefined);
+			remember(this, undefined);
+			return true;
+		} finally {
+			// Deactivated (or deleted): nothing of the node stays in this process. Listening for a test event ends here
+			// too, and may end while the workflow is active, so it leaves the production entries alone.
+			if (this.getMode() !== 'manual') forgetNode(this);
+		}
 	});
 }

@@ -4,12 +4,12 @@
  * registration and its trigger() side by side, so without this a health check could see a hook
  * that activation is replacing and register a second one.
  *
- * The turns themselves are ../../shared/turns.ts's, keyed by the node (../nodeKey.ts).
+ * The turns themselves are ../../shared/turns.ts's, keyed by the node (../nodeMemory.ts).
  */
 import type { IHookFunctions, ITriggerFunctions, IWebhookFunctions } from 'n8n-workflow';
 
 import { afterTurn, isBusy, inTurn as inTurnOf } from '../../shared/turns';
-import { nodeKey } from '../nodeKey';
+import { nodeKey } from '../nodeMemory';
 
 /** Runs `work` once the node's current turn, if any, has ended (lifecycle methods wait). */
 export async function inTurn<T>(ctx: IHookFunctions | ITriggerFunctions, work: () => Promise<T>): Promise<T> {

@@ -13,22 +13,21 @@ import type { IHookFunctions, INodeExecutionData, ITriggerFunctions, ITriggerRes
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { afterCurrentTurn } from '../hook/turns';
-import { nodeKey } from '../nodeKey';
+import { nodeKey, Slot } from '../nodeMemory';
 
 /** A hand-over not taken within this time is dropped (its execution never started). */
 const KEEP_MS = 60_000;
 /** After listening's set-up returned, the time n8n's answer to the editor gets before the test execution starts. */
 const ANSWER_FIRST_MS = 500;
 
-const handedOver = new Map<string, { data: INodeExecutionData[][]; at: number }>();
+const handedOver = new Slot<{ data: INodeExecutionData[][]; at: number }>('test delivery handed over');
 /** When each node last received a test delivery (a Sample Block replay waits for it: sampleBlock.ts). */
-const arrivals = new Map<string, number>();
-
+const arrivals = new Slot<number>('test delivery arrived');
 
 /** webhook(), in manual mode: keeps the items the test execution is about to start with. */
 export function handOverTestDelivery(ctx: IWebhookFunctions, data: INodeExecutionData[][]): void {
 	const now = Date.now();
-	for (const [key, entry] of handedOver) if (now - entry.at > KEEP_MS) handedOver.delete(key);
+	handedOver.deleteWhere((entry) => now - entry.at > KEEP_MS);
 	handedOver.set(nodeKey(ctx), { data, at: now });
 }
 
@@ -40,7 +39,7 @@ export function handOverTestDelivery(ctx: IWebhookFunctions, data: INodeExecutio
  */
 export async function receiveTestDelivery(ctx: IWebhookFunctions): Promise<void> {
 	const now = Date.now();
-	for (const [key, at] of arrivals) if (now - at > KEEP_MS) arrivals.delete(key);
+	arrivals.deleteWhere((at) => now - at > KEEP_MS);
 	arrivals.set(nodeKey(ctx), now);
 	if (await afterCurrentTurn(ctx)) await sleep(ANSWER_FIRST_MS);
 }
@@ -54,9 +53,7 @@ export function testDeliveryArrivedSince(ctx: IHookFunctions, since: number): bo
 export function testEventResponse(ctx: ITriggerFunctions): ITriggerResponse {
 	return {
 		manualTriggerFunction: async () => {
-			const key = nodeKey(ctx);
-			const entry = handedOver.get(key);
-			handedOver.delete(key);
+			const entry = handedOver.take(nodeKey(ctx));
 			if (!entry) {
 				throw new NodeOperationError(ctx.getNode(), 'The test delivery was received by another n8n process than the one running this test', {
 					description:

@@ -16,11 +16,12 @@ import { HooksClient } from '../../shared/api/client';
 import { ListAtHeights } from '../../shared/watchList/history';
 import { findListHook, type ListState, listStateOf, watchedListOf, watchedStateOf } from '../../shared/watchList/listHook';
 import type { Delivery } from '../delivery/shape';
+import { nodeKey, Slot } from '../nodeMemory';
 import { WatchedAddresses } from './watchedAddresses';
 import type { Watching, WatchParameters } from './watching';
 
-/** By hook, by the digest of its list and the kinds: the lists last read, newest last. */
-const kept = new Map<string, Map<string, Watching>>();
+/** Per node, by hook, the digest of its list and the kinds: the lists last read, newest last. */
+const kept = new Slot<Map<string, Watching>>('watch lists read');
 const KEPT_LISTS = 4;
 
 /** What names the delivery's events: the addresses of the list its hook was matched with. */
@@ -28,8 +29,9 @@ export async function listedAddresses(ctx: IWebhookFunctions, node: INode, deliv
 	const uuid = delivery.chainhook.uuid;
 	const digest = watchedListOf(delivery.chainhook.name ?? '')?.digest;
 	const kinds = params.watchFor.join(',');
-	const lists = kept.get(uuid) ?? new Map<string, Watching>();
-	const known = digest === undefined ? undefined : lists.get(`${digest} ${kinds}`);
+	const key = nodeKey(ctx, node);
+	const lists = kept.get(key) ?? new Map<string, Watching>();
+	const known = digest === undefined ? undefined : lists.get(`${uuid} ${digest} ${kinds}`);
 	if (known) return known;
 	const service = await HooksClient.connect(ctx);
 	const hook = await service.read(uuid);
@@ -43,8 +45,8 @@ export async function listedAddresses(ctx: IWebhookFunctions, node: INode, deliv
 	} else list = watchedStateOf(hook.definition.filters.events);
 	const addresses = new Set(list.addresses);
 	const watching = { filters: [], list: new WatchedAddresses(addresses, params.watchFor, new ListAtHeights(addresses, list.edits)) };
-	lists.set(`${watched?.digest} ${kinds}`, watching);
+	lists.set(`${uuid} ${watched?.digest} ${kinds}`, watching);
 	if (lists.size > KEPT_LISTS) lists.delete(lists.keys().next().value!);
-	kept.set(uuid, lists);
+	kept.set(key, lists);
 	return watching;
 }

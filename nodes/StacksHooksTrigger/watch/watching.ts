@@ -19,6 +19,7 @@ import { DEFAULT_WATCH_KINDS, knownKinds, watchFilters, watchForProperty, type W
 import { checkedListName, findListHook, inN8nFilters, listNameProperty, type ListState, listStateOf, typedInN8nMarker, watchingFilters, watchMarker } from '../../shared/watchList/listHook';
 import type { HooksClient } from '../../shared/api/client';
 import { evaluatedTip } from '../../shared/watchList/edit';
+import { Slot } from '../nodeMemory';
 import { WatchedAddresses } from './watchedAddresses';
 
 type WatchMode = 'filters' | 'addresses' | 'list';
@@ -92,10 +93,10 @@ export interface Watching {
 }
 
 /** The last list each node watched, by its text and kinds: parsed again only when they change. */
-const lastList = new Map<string, { text: string; kinds: string; network: Network; watching: Watching }>();
+const lastList = new Slot<{ text: string; kinds: string; network: Network; watching: Watching }>('typed address list');
 
 /**
- * `key`: the node's (../nodeKey.ts), under which the parsed list is kept. Throws, naming each bad line,
+ * `key`: the node's (../nodeMemory.ts), under which the parsed list is kept. Throws, naming each bad line,
  * when the list holds an entry that is not a principal of `network`, and when it or Watch For is empty.
  */
 export function watchingOf(node: INode, params: WatchParameters, network: Network, key: string): Watching {

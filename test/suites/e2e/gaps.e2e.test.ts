@@ -26,8 +26,8 @@
 import { randomUUID } from 'crypto';
 import { setTimeout as sleep } from 'timers/promises';
 
-import { REORG_MARGIN } from '../../../nodes/StacksHooksTrigger/healthCheck/model/gapPlan';
-import { GONE_CHECKS } from '../../../nodes/StacksHooksTrigger/healthCheck/model/incidents';
+import { REORG_MARGIN } from '../../../nodes/StacksHooksTrigger/healthCheck/planning/gapState';
+import { GONE_CHECKS } from '../../../nodes/StacksHooksTrigger/healthCheck/planning/incidents';
 import type { BlockInput } from '../../emulator';
 import { type LedgerRow, transfersOf } from '../../support/chainScript';
 import { EXAMPLE_SENDER, loadExample, TRIGGER_TYPE } from '../../support/examples';

@@ -39,7 +39,7 @@ import * as path from 'path';
 import { setTimeout as sleep } from 'timers/promises';
 
 import type { DeliveryPayload, Emulator } from '../../emulator';
-import { REORG_MARGIN } from '../../../nodes/StacksHooksTrigger/healthCheck/model/gapPlan';
+import { REORG_MARGIN } from '../../../nodes/StacksHooksTrigger/healthCheck/planning/gapState';
 import { EXAMPLE_SENDER, loadExample, TRIGGER_TYPE } from '../../support/examples';
 import { alertsOf, CHECK_MINUTES, CHECK_MS, describeGapResult, describeTail, expectQuietTail, GAPS_EMULATOR, gapSeeds, healthyTail, runGapSequence, TAIL_CHECKS, triggerLog, undoneInLog, withoutExcused } from '../../support/gaps';
 import { type Execution, httpRequest, type WorkflowJson } from '../../support/n8n/api';

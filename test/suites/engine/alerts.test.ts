@@ -1,9 +1,9 @@
 /**
- * The trigger's incidents (nodes/StacksHooksTrigger/healthCheck/model/incidents.ts), check by check: each begins once,
+ * The trigger's incidents (nodes/StacksHooksTrigger/healthCheck/planning/incidents.ts), check by check: each begins once,
  * however many checks see it; it ends only once gone for GONE_CHECKS checks in a row; a gap over the
  * limit is said once and never "resolved"; a healthy check says nothing.
  */
-import { type AlertState, assess, type CheckFacts, emptyAlerts, FAILING_TIMES, type GapOutcome, GONE_CHECKS, INTERRUPTED_CHECKS, type IncidentKind } from '../../../nodes/StacksHooksTrigger/healthCheck/model/incidents';
+import { type AlertState, assess, type CheckFacts, emptyAlerts, FAILING_TIMES, type GapOutcome, GONE_CHECKS, INTERRUPTED_CHECKS, type IncidentKind } from '../../../nodes/StacksHooksTrigger/healthCheck/planning/incidents';
 
 const MINUTE = 60_000;
 const healthyGaps: GapOutcome = { found: [], replayed: 0, left: 0, received: { taken: [] } };

@@ -1,6 +1,6 @@
 /* eslint-disable no-console -- test code: it runs in Node, not inside n8n (CONTRIBUTING.md, Commands) */
 /**
- * The gap plan (nodes/StacksHooksTrigger/healthCheck/model/gapPlan.ts) against a model of the service and of n8n's
+ * The gap plan (nodes/StacksHooksTrigger/healthCheck/planning/gapPlan.ts) against a model of the service and of n8n's
  * receiving processes, for generated histories: one block mined a step, matching or not; reorganisations
  * of the tip (flip-flops included); deliveries that arrive a step or two late, come twice (an answer
  * lost), are dropped without a word, or fail until the service interrupts the hook (dropping what it
@@ -24,13 +24,14 @@
  * Properties: once the faults stop and a few checks have run, every block that was canonical and
  * matched reached n8n at least once; the replays stay within a bound of the faults; a history
  * without faults replays nothing. Blind, the plan replays only what a stopped hook missed and never
- * says `dry`; the alerts (healthCheck/model/incidents.ts) fed each check's outcome only ever tell what is true; n8n
+ * says `dry`; the alerts (healthCheck/planning/incidents.ts) fed each check's outcome only ever tell what is true; n8n
  * restarting in regular mode loses no block. With notes of a process that takes none ('wrong'), no
  * window drives a replay, a stopped hook is still caught up, and the Error Workflow is told once.
  */
 import fc from 'fast-check';
 
 import { topOf } from '../../../nodes/StacksHooksTrigger/healthCheck/model/received';
+import { planCheck } from '../../../nodes/StacksHooksTrigger/healthCheck/planning/gapPlan';
 import {
 	DRY_CHECKS,
 	emptyState,
@@ -38,14 +39,13 @@ import {
 	type Finding,
 	floorOf,
 	type GapState,
-	planCheck,
 	rangeSize,
 	REORG_MARGIN,
 	type Replay,
 	takeHeights,
 	type TakenDelivery,
-} from '../../../nodes/StacksHooksTrigger/healthCheck/model/gapPlan';
-import { type AlertState, assess, BLIND_CHECKS, emptyAlerts, type GapOutcome, type IncidentKind } from '../../../nodes/StacksHooksTrigger/healthCheck/model/incidents';
+} from '../../../nodes/StacksHooksTrigger/healthCheck/planning/gapState';
+import { type AlertState, assess, BLIND_CHECKS, emptyAlerts, type GapOutcome, type IncidentKind } from '../../../nodes/StacksHooksTrigger/healthCheck/planning/incidents';
 import { propertyParameters, replayHint } from '../../support/properties';
 
 type Fault = 'none' | 'silentDrop' | 'lostAnswer' | 'outage' | 'disable' | 'delete' | 'reorg';
@@ -162,7 +162,7 @@ class World {
 	readonly dry: number[] = [];
 	/** Every kind of finding the plan made. */
 	readonly found = new Set<Finding['kind']>();
-	/** The incidents that began (healthCheck/model/incidents.ts), at which check (1 for the first). */
+	/** The incidents that began (healthCheck/planning/incidents.ts), at which check (1 for the first). */
 	readonly began: Array<{ check: number; kind: IncidentKind }> = [];
 	/** Whether n8n took any delivery since it (re)started: received.ts has notes of the hook only then. */
 	tookSinceStart = false;

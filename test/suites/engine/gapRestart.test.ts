@@ -1,9 +1,10 @@
 /**
- * Issue #38's plan rule for a hook found stopped (healthCheck/model/gapPlan.ts, planRepaired): where the gap begins after a
+ * Issue #38's plan rule for a hook found stopped (healthCheck/planning/gapPlan.ts, planRepaired): where the gap begins after a
  * restart, for a hook older than FIRST_WINDOW_MAX (no "from its first block" to fall back on), whose activation
  * enabled it before the first check so that its new deliveries are already in.
  */
-import { emptyState, FIRST_WINDOW_MAX, planCheck, REORG_MARGIN, type TakenDelivery } from '../../../nodes/StacksHooksTrigger/healthCheck/model/gapPlan';
+import { planCheck } from '../../../nodes/StacksHooksTrigger/healthCheck/planning/gapPlan';
+import { emptyState, FIRST_WINDOW_MAX, REORG_MARGIN, type TakenDelivery } from '../../../nodes/StacksHooksTrigger/healthCheck/planning/gapState';
 
 const OLD = FIRST_WINDOW_MAX + 1_050;
 /** The service's record as activation read it: evaluated up to 951_083, its last match at 951_080. */

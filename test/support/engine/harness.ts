@@ -53,13 +53,13 @@ import type {
 
 import { HarnessCredentialsHelper, withDefaults, type CredentialsMap } from './credentials-helper';
 import { prepareEngineEnvironment } from './environment';
+import { PACKAGE_NAME } from '../paths';
 
 prepareEngineEnvironment();
 
 export type { CredentialsMap };
 
 /** Node types are named as n8n names a community package's: `<package>.<name>`. */
-const PACKAGE_NAME = 'n8n-nodes-stacks-hooks';
 /** The instance the harness stands for: n8n's defaults for N8N_HOST=127.0.0.1, port 5678. */
 const INSTANCE = 'http://127.0.0.1:5678';
 /** The webhookId n8n would have given the node (fixed, for predictable URLs). */

@@ -63,6 +63,8 @@ export interface StartOptions {
 	n8nVersion?: string;
 	/** Provisioning progress messages. Default: console.log. */
 	provisionLog?: (msg: string) => void;
+	/** Opens Node's inspector on this port of 127.0.0.1 (inspector.ts): the memory test and the benchmark look inside n8n through it. */
+	inspectorPort?: number;
 }
 
 /** A running n8n main process with its owner, as startN8n returns it. */
@@ -215,7 +217,8 @@ export async function startN8nProcess(opts: StartOptions = {}) {
 	let stopping: Promise<void> | undefined;
 
 	const launch = async (): Promise<void> => {
-		child = startProcess(host.node, [host.n8nBin, ...args], { cwd: userFolder, env: { ...inheritedEnv(host), ...env } });
+		const nodeArgs = opts.inspectorPort ? [`--inspect=127.0.0.1:${opts.inspectorPort}`] : [];
+		child = startProcess(host.node, [...nodeArgs, host.n8nBin, ...args], { cwd: userFolder, env: { ...inheritedEnv(host), ...env } });
 		const launchedAt = Date.now();
 		stopping = undefined;
 		// n8n's readiness check answers once the database is up, which can be before it serves: a main
@@ -259,6 +262,8 @@ export async function startN8nProcess(opts: StartOptions = {}) {
 		port,
 		brokerPort,
 		userFolder,
+		/** Where Node's inspector listens, when it was asked for. */
+		inspectorPort: opts.inspectorPort,
 		/** The running n8n (a new one after restart()); its pid is also its process group's id. */
 		get process(): ChildProcess {
 			return child;
@@ -296,7 +301,7 @@ export async function startN8nProcess(opts: StartOptions = {}) {
 }
 
 /** What a suite may reach of an n8n it did not start (shared.ts): no stop, restart or crash, which are its starter's. */
-export type RunningN8n = Pick<N8nInstance, 'baseUrl' | 'webhookBaseUrl' | 'userFolder' | 'certificate' | 'dispatcher' | 'request' | 'webhookUrl' | 'api' | 'owner' | 'host' | 'env'>;
+export type RunningN8n = Pick<N8nInstance, 'baseUrl' | 'webhookBaseUrl' | 'userFolder' | 'certificate' | 'dispatcher' | 'request' | 'webhookUrl' | 'api' | 'owner' | 'host' | 'env' | 'inspectorPort'>;
 
 /** The facts another process needs to reach a running n8n (attachN8n): plain data, written to a file. */
 export interface N8nAddress {
@@ -306,11 +311,12 @@ export interface N8nAddress {
 	certificate?: string;
 	version: string;
 	env: Record<string, string>;
+	inspectorPort?: number;
 }
 
 /** The address of a running n8n, for attachN8n in another process. */
 export function addressOf(n8n: N8nInstance): N8nAddress {
-	return { baseUrl: n8n.baseUrl, webhookBaseUrl: n8n.webhookBaseUrl, userFolder: n8n.userFolder, certificate: n8n.certificate, version: n8n.host.version, env: n8n.env };
+	return { baseUrl: n8n.baseUrl, webhookBaseUrl: n8n.webhookBaseUrl, userFolder: n8n.userFolder, certificate: n8n.certificate, version: n8n.host.version, env: n8n.env, inspectorPort: n8n.inspectorPort };
 }
 
 /** An n8n that another process started and runs, reached as its owner with the key its user folder keeps. */
@@ -330,6 +336,7 @@ export async function attachN8n(address: N8nAddress): Promise<RunningN8n> {
 		owner: { email: state.email!, password: state.password! },
 		host: hostPaths(address.version),
 		env: address.env,
+		inspectorPort: address.inspectorPort,
 	};
 }
 

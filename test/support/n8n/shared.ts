@@ -24,6 +24,7 @@ import { setTimeout as sleep } from 'timers/promises';
 import type { Emulator } from '../../emulator';
 import { takeFolder } from '../crossProcessLock';
 import { REPO_DIR } from '../paths';
+import { freePort } from '../ports';
 import type { Workflow } from './api';
 import { addressOf, attachN8n, N8N_STOP_GRACE_MS, type N8nAddress, type RunningN8n } from './instance';
 import { atExit, stopGroup } from './process';
@@ -83,7 +84,8 @@ async function sharedN8n(): Promise<RunningN8n> {
 /** Starts n8n for the run and writes its address; on failure, gives the folder up so that the next suite tries. */
 async function startShared(): Promise<SharedAddress> {
 	try {
-		const n8n = await startN8nWithPackage();
+		// With Node's inspector open, for the memory test (inspector.ts).
+		const n8n = await startN8nWithPackage({ inspectorPort: await freePort() });
 		atExit(() => fs.rmSync(n8n.userFolder, { recursive: true, force: true }));
 		const address = { ...addressOf(n8n), pid: n8n.process.pid! };
 		fs.writeFileSync(`${ADDRESS_FILE}.tmp`, JSON.stringify(address));

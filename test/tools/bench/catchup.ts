@@ -14,7 +14,7 @@ import { setTimeout as sleep } from 'timers/promises';
 import { EXAMPLE_SENDER } from '../../support/examples';
 import { startStack } from '../../support/n8n/stack';
 import { addTrigger, API_KEY, CHECK_MS, enabledAgainAt, healthyRows, measureHealthy, RECIPIENT, SECRET } from './topologies';
-import { REORG_MARGIN } from '../../../nodes/StacksHooksTrigger/healthCheck/model/gapPlan';
+import { REORG_MARGIN } from '../../../nodes/StacksHooksTrigger/healthCheck/planning/gapState';
 import { type Row, verdict } from './util';
 
 const OUTAGE_BLOCKS = 100;

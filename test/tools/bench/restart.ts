@@ -16,7 +16,7 @@ import { EXAMPLE_SENDER } from '../../support/examples';
 import { startStack, UNREACHABLE_PUBLIC_URL } from '../../support/n8n/stack';
 import { until } from '../../support/gaps';
 import { addTrigger, API_KEY, enabledAgainAt, RECIPIENT, SECRET } from './topologies';
-import { FIRST_WINDOW_MAX, REORG_MARGIN } from '../../../nodes/StacksHooksTrigger/healthCheck/model/gapPlan';
+import { FIRST_WINDOW_MAX, REORG_MARGIN } from '../../../nodes/StacksHooksTrigger/healthCheck/planning/gapState';
 import { type Row, verdict } from './util';
 
 const OUTAGE_BLOCKS = 100;

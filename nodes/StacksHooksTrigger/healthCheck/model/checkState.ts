@@ -1,6 +1,6 @@
 /**
  * The health check's state in the process that runs it (the main, or the leader of several): the gap
- * state (gapPlan.ts) as the last check left it, begun from what the static data kept, and the consumer
+ * state (../planning/gapState.ts) as the last check left it, begun from what the static data kept, and the consumer
  * secret it calls the trigger's webhook with.
  *
  * Also read by webhook() in the same process (received.ts): in regular mode the process that takes the
@@ -11,19 +11,19 @@
 import type { IHookFunctions, ITriggerFunctions } from 'n8n-workflow';
 
 import type { Hook } from '../../../shared/schemas';
-import { nodeKey } from '../../nodeKey';
-import { emptyState, type GapState, isGapState } from './gapPlan';
+import { nodeKey, Slot } from '../../nodeMemory';
+import { emptyState, type GapState, isGapState } from '../planning/gapState';
 
 export interface CheckState {
 	state: GapState;
 	secret?: string;
-	/** Begun empty (the static data kept no gap state), and no check has planned since: see gapPlan.ts, `lifeUnknown`. */
+	/** Begun empty (the static data kept no gap state), and no check has planned since: see ../planning/gapState.ts, `lifeUnknown`. */
 	unplanned?: boolean;
 	/** Where the trigger's webhook answered the last call (ownWebhook.ts): tried first at the next. */
 	via?: string;
 }
 
-const states = new Map<string, CheckState>();
+const states = new Slot<CheckState>('health check state');
 
 /** The gap state as n8n loaded it with the workflow (kept by the last check that reached the trigger's webhook). */
 function keptGapState(ctx: ITriggerFunctions): GapState | undefined {
@@ -43,6 +43,14 @@ export function checkState(ctx: ITriggerFunctions): CheckState {
 	return kept;
 }
 
+/**
+ * When n8n closes the trigger: the check's state goes with it. The next trigger() of the node begins again
+ * from what the static data kept, as it does after a restart.
+ */
+export function forgetCheckState(ctx: ITriggerFunctions): void {
+	states.delete(nodeKey(ctx));
+}
+
 /** The gap state of the check this process runs for the node (nodeKey), if it runs one. */
 export function runningGapState(key: string): GapState | undefined {
 	return states.get(key)?.state;
@@ -51,14 +59,14 @@ export function runningGapState(key: string): GapState | undefined {
 /**
  * Hooks that activation brought back, as read then, per node: one found gone (deleted while n8n was down) and replaced,
  * or, on a user's activation or with the health checks off, one found stopped (interrupted, disabled) and enabled. The
- * check must still replay what it missed (gapPlan.ts: a repair), from the service's record of where it stopped. (At n8n's
+ * check must still replay what it missed (../planning/gapPlan.ts: a repair), from the service's record of where it stopped. (At n8n's
  * start, with checks on, a stopped hook is left to the first check, ../../hook/lifecycle.ts: its status is the record.) Same
  * process: activation and trigger() both run on the main (the leader of several). In memory only: n8n saves the static
  * data after the activation, but nothing trigger() writes, so a note kept there could not be told taken from not taken
  * at the next start; a restart before the first check forgets it (README, Nothing missed: a hook deleted while n8n was
  * down, then a crash loop).
  */
-const stoppedAtActivation = new Map<string, Hook>();
+const stoppedAtActivation = new Slot<Hook>('hook stopped at activation');
 
 export function noteStoppedAtActivation(ctx: IHookFunctions, hook: Hook): void {
 	if (ctx.getMode() === 'manual') return;
@@ -69,9 +77,7 @@ export function noteStoppedAtActivation(ctx: IHookFunctions, hook: Hook): void {
 
 /** The status of hook `hookId` where activation found it stopped, once; undefined when it did not (or found another hook). */
 export function takeStoppedAtActivation(ctx: ITriggerFunctions, hookId: string): Hook['status'] | undefined {
-	const key = nodeKey(ctx);
-	const hook = stoppedAtActivation.get(key);
-	stoppedAtActivation.delete(key);
+	const hook = stoppedAtActivation.take(nodeKey(ctx));
 	return hook?.uuid === hookId ? hook.status : undefined;
 }
 
@@ -79,10 +85,10 @@ export function takeStoppedAtActivation(ctx: ITriggerFunctions, hookId: string):
  * Nodes whose hook activation left stopped for the first check (../../hook/lifecycle.ts), which then comes at the start-up delay's
  * shortest rather than spread over it (../run.ts). A hint only: without it the check still comes, seconds later.
  */
-const leftStopped = new Set<string>();
+const leftStopped = new Slot<true>('hook left stopped for the first check');
 
 export function noteLeftStopped(ctx: IHookFunctions): void {
-	leftStopped.add(nodeKey(ctx));
+	leftStopped.set(nodeKey(ctx), true);
 }
 
 /** Whether activation left this node's hook stopped for the first check; said once. */

@@ -30,9 +30,9 @@ import type { IDataObject, ITriggerFunctions, IWebhookFunctions, IWebhookRespons
 
 import type { HooksClient } from '../../../shared/api/client';
 import type { StoredHook } from '../../hook/keptHook';
-import { nodeKey } from '../../nodeKey';
+import { nodeKey, Slot } from '../../nodeMemory';
 import type { CheckState } from './checkState';
-import { floorOf, type GapState, isGapState } from './gapPlan';
+import { floorOf, type GapState, isGapState } from '../planning/gapState';
 import { answeredHere, keepReceived, localReceived, type Received } from './received';
 
 export const CHECK_HEADER = 'x-stacks-hooks-check';
@@ -114,7 +114,7 @@ export function checkUrl(webhookUrl: string, webhookId: string | undefined, inte
  * HTTP server, whatever proxy is in front) and the path n8n served it at. In memory: learned again after a restart at
  * the first delivery.
  */
-const ownUrls = new Map<string, string>();
+const ownUrls = new Slot<string>('where deliveries came in');
 
 /** Notes where this process took an authentic production delivery of the node (receive.ts). */
 export function noteOwnUrl(ctx: IWebhookFunctions): void {

@@ -1,7 +1,7 @@
 /**
  * What reached the workflow: each delivery the n8n process took (the main in regular mode, a webhook
  * process in queue mode), as the blocks it applied, when it first and last came, and whether it carried
- * rollbacks (a reorganisation). The gap plan (gapPlan.ts) holds these against what the service counted.
+ * rollbacks (a reorganisation). The gap plan (../planning/gapPlan.ts) holds these against what the service counted.
  *
  * Kept in memory first: n8n does not save what webhook() writes to the static data of a delivery it
  * answers after queueing (or running) the execution, which is every accepted delivery (measured on
@@ -20,9 +20,9 @@ import { hash, randomUUID } from 'crypto';
 import type { IDataObject, INode, ITriggerFunctions, IWebhookFunctions } from 'n8n-workflow';
 
 import type { Delivery } from '../../delivery/shape';
-import { nodeKey } from '../../nodeKey';
+import { nodeKey, Slot } from '../../nodeMemory';
 import { runningGapState } from './checkState';
-import type { Taken } from './gapPlan';
+import type { Taken } from '../planning/gapState';
 
 /** One n8n process since it started: two processes (or two lives of one) never write into one record. */
 const INCARNATION = randomUUID();
@@ -77,7 +77,7 @@ interface Memory {
 	lastAt?: number;
 }
 
-const memory = new Map<string, Memory>();
+const memory = new Slot<Memory>('deliveries taken');
 
 const short = (hash: string) => hash.replace(/^0x/, '').slice(0, 16);
 
@@ -112,7 +112,7 @@ export function noteDelivery(ctx: IWebhookFunctions, delivery: Delivery, node?: 
 		seen.lastKey = key;
 		seen.repeating = undefined;
 	}
-	// A delivery that only rolls back is kept too: a block it undid cannot be what a replay brings (gapPlan.ts).
+	// A delivery that only rolls back is kept too: a block it undid cannot be what a replay brings (../planning/taken.ts).
 	if (applied.length === 0 && delivery.event.rollback.length === 0) return;
 	const marks = (runningGapState(id) ?? ctx.getWorkflowStaticData('node').gaps ?? {}) as CheckMarks;
 	const single = applied.length === 1 && delivery.event.rollback.length === 0 ? applied[0][0] : undefined;
@@ -208,7 +208,7 @@ export function localReceived(ctx: ITriggerFunctions, floor: number): Received |
 /**
  * What every process had taken as the static data held it when n8n loaded the workflow for this trigger (its start, or
  * the activation): what the last check that reached the trigger's webhook kept. Only for where a stopped hook's gap began
- * (gapPlan.ts): it is not what n8n took since, so no window is judged on it.
+ * (../planning/gapPlan.ts): it is not what n8n took since, so no window is judged on it.
  */
 export function keptTaken(ctx: ITriggerFunctions): Taken[] {
 	return union(Object.values(recordsIn(ctx.getWorkflowStaticData('node'))).map((record) => (Array.isArray(record.taken) ? record.taken : [])));

@@ -1,0 +1,129 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: it runs in Node, not inside n8n (CONTRIBUTING.md, Commands) */
+/**
+ * What the trigger keeps in memory in a real n8n, read inside n8n's process through its inspector
+ * (test/support/n8n/inspector.ts). The trigger keeps it per node (nodes/StacksHooksTrigger/nodeMemory.ts).
+ *
+ * 200 workflows go through n8n in 10 rounds of 20. In each round the workflows are activated, and one block
+ * reaches all of them, so each takes a delivery and runs once. Half of them watch a typed address list and
+ * output one item per event. Half run a health check every 3 seconds. Before the round ends, the test sees
+ * each workflow's entries in n8n's memory, so a probe that saw nothing would fail here. Then half of the
+ * workflows are deactivated and half are deleted while active. Afterwards nothing of any of them is left.
+ * A last look, after two more check intervals, makes sure no late health check brought an entry back.
+ *
+ * It runs on the run's shared n8n (shared.ts), beside the suites that share it, and looks only at its own
+ * workflows.
+ */
+import { setTimeout as sleep } from 'timers/promises';
+
+import type { Emulator } from '../../emulator';
+import type { WorkflowJson } from '../../support/n8n/api';
+import { Inspector, type TriggerMemory } from '../../support/n8n/inspector';
+import type { RunningN8n } from '../../support/n8n/instance';
+import { type SharedStack, sharedStack } from '../../support/n8n/shared';
+
+const API_KEY = 'memory-e2e-key';
+const SECRET = '3e3e0a11'.repeat(8);
+const ALICE = 'ST1PQHQKV0RJXZFY1DGX8MNSNYVE3VGZJSRTPGZGM';
+const BOB = 'ST2CY5V39NHDPWSXMW9QDT3HC3GD6Q6XX4CFRK9AG';
+const ROUNDS = 10;
+const PER_ROUND = 20;
+/** How often the checking half runs its health check: every 3 seconds. */
+const CHECK_MINUTES = 0.05;
+
+let stack: SharedStack;
+let n8n: RunningN8n;
+let emu: Emulator;
+let inspector: Inspector;
+let height = 5000;
+jest.setTimeout(10 * 60_000);
+
+beforeAll(async () => {
+	stack = await sharedStack({ apiKey: API_KEY, consumerSecret: SECRET, credentialName: 'Stacks Hooks (memory)' });
+	({ n8n, emu } = stack);
+	inspector = await Inspector.connect(n8n.inspectorPort!);
+}, 15 * 60_000);
+
+afterAll(async () => {
+	inspector?.close();
+	await stack?.close();
+}, 120_000);
+
+/** Workflow `index` of round `round`: every other one watches a typed list and outputs events, every other pair checks its health. */
+function workflow(round: number, index: number): WorkflowJson {
+	const typed = index % 2 === 0;
+	const checks = index % 4 < 2;
+	return {
+		name: `Memory ${round}.${index}`,
+		nodes: [
+			{
+				id: `b7c0e2a4-0000-4000-8000-${String(round * 100 + index).padStart(12, '0')}`,
+				name: 'Stacks Hooks Trigger',
+				type: 'n8n-nodes-stacks-hooks.stacksHooksTrigger',
+				typeVersion: 1.1,
+				position: [0, 0],
+				webhookId: `5d1f3a70-0000-4000-8000-${String(round * 100 + index).padStart(12, '0')}`,
+				parameters: {
+					...(typed
+						? { watch: 'addresses', addresses: `${ALICE}\n${BOB}`, watchFor: ['stxSent', 'stxReceived'], output: 'event' }
+						: { events: { filter: [{ type: 'stx_transfer', sender: ALICE }] } }),
+					options: { healthCheckMinutes: checks ? CHECK_MINUTES : 0 },
+				},
+				credentials: { stacksHooksApi: stack.credential },
+			},
+		],
+		connections: {},
+	};
+}
+
+/** The node keys of `memory` that belong to workflow `workflowId`, with what each holds. */
+function entriesOf(memory: TriggerMemory, workflowIds: string[]): Record<string, string[]> {
+	const ours = new Set(workflowIds);
+	return Object.fromEntries(Object.entries(memory.nodes).filter(([key]) => ours.has(key.split('\u0000')[0])));
+}
+
+/** Polls n8n's memory until `done` holds of it, or `ms` pass; answers the last read. */
+async function memoryWhen(done: (memory: TriggerMemory) => boolean, ms: number): Promise<TriggerMemory> {
+	let memory = await inspector.triggerMemory(n8n.userFolder);
+	for (const until = Date.now() + ms; !done(memory) && Date.now() < until; ) {
+		await sleep(250);
+		memory = await inspector.triggerMemory(n8n.userFolder);
+	}
+	return memory;
+}
+
+it(`${ROUNDS * PER_ROUND} workflows activated, run and deactivated or deleted leave nothing of theirs in the trigger's memory`, async () => {
+	const everyId: string[] = [];
+	for (let round = 0; round < ROUNDS; round++) {
+		const ids: string[] = [];
+		for (let index = 0; index < PER_ROUND; index++) {
+			const created = await n8n.api.createWorkflow(workflow(round, index));
+			await n8n.api.activate(created.id);
+			ids.push(created.id);
+		}
+		everyId.push(...ids);
+
+		const reports = await emu.injectBlock({ height: ++height, transactions: [{ kind: 'stx_transfer', sender: ALICE, recipient: BOB, amount: 1_000_000 }] });
+		expect(reports.filter((report) => report.status === 200)).toHaveLength(PER_ROUND);
+		for (const id of ids) await n8n.api.waitForExecutions(id, 1, { timeoutMs: 60_000 });
+		// Each has its entries, and the checking half its health check's state, before it goes.
+		const checking = ids.filter((_, index) => index % 4 < 2);
+		const held = await memoryWhen((memory) => {
+			const entries = entriesOf(memory, ids);
+			return Object.keys(entries).length === PER_ROUND && checking.every((id) => Object.entries(entries).some(([key, slots]) => key.startsWith(`${id}\u0000`) && slots.includes('health check state')));
+		}, 20_000);
+		const entries = entriesOf(held, ids);
+		expect(Object.keys(entries)).toHaveLength(PER_ROUND);
+		expect(new Set(Object.values(entries).flat())).toEqual(new Set(['deliveries taken', 'where deliveries came in', 'typed address list', 'health check state']));
+
+		for (const [index, id] of ids.entries()) {
+			if (index % 2 === 0) await n8n.api.deactivate(id);
+			// Deleting an active workflow deactivates it first.
+			else await n8n.api.public('DELETE', `/workflows/${id}`);
+		}
+		expect(entriesOf(await inspector.triggerMemory(n8n.userFolder), ids)).toEqual({});
+	}
+	// Two more check intervals: a check that was running when its workflow went brings nothing back.
+	await sleep(2 * CHECK_MINUTES * 60_000);
+	expect(entriesOf(await inspector.triggerMemory(n8n.userFolder), everyId)).toEqual({});
+	expect(emu.hooks(API_KEY)).toEqual([]);
+});
