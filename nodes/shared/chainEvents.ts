@@ -8,7 +8,7 @@
  * A transaction's operations become events in order: a transfer's debit and
  * the credit that follows it (same currency) are one event; every other
  * operation is an event of its own. Operations come from a delivery and were
- * checked only to be objects (StacksHooksTrigger/delivery/shape.ts), so every field is read
+ * checked only to be objects (shared/delivery.ts), so every field is read
  * defensively: a field of the wrong type counts as absent.
  */
 

@@ -1,6 +1,6 @@
 /**
  * One thing at a time per key in this n8n process: a trigger node's lifecycle and health check
- * (StacksHooksTrigger/hook/turns.ts), the edits of one watch list (watchList/edit.ts).
+ * (StacksHooksTrigger/turns.ts), the edits of one watch list (watchList/edit.ts).
  *
  * Written by hand: a mutex library would be a runtime dependency, which community nodes may not
  * have; this needs only a map of promises. It covers one process.

@@ -1,6 +1,6 @@
 /**
  * Clarity values for the tests, read and written by the Stacks libraries, never by the package:
- * - generated ones, each built with @stacks/transactions, with the JSON the README says it reads
+ * - generated ones, each built with @stacks/transactions, with the JSON docs/items.md says it reads
  *   as, its binary form (`Cl.serialize`) and its repr as Hiro prints it (stacks-encoding-native-js,
  *   the Stacks node's own printer, which the service's `repr` comes from);
  * - the JSON of any binary form, read by @stacks/transactions (`expectedJson`).
@@ -87,7 +87,7 @@ export function printed(value: GeneratedValue): Printed {
 /** A Clarity value of any type with its binary form and repr. */
 export const printedValue: fc.Arbitrary<Printed> = clarityValue.map(printed);
 
-/** The JSON the README says a value reads as, from @stacks/transactions' reading of its binary form. */
+/** The JSON docs/items.md says a value reads as, from @stacks/transactions' reading of its binary form. */
 export function jsonOfCv(cv: CV): ClarityJson {
 	switch (cv.type) {
 		case 'int':

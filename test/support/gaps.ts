@@ -72,7 +72,7 @@ export interface GapResult {
 	undone: string[];
 	/**
 	 * Blocks n8n took in the seconds before it was killed, after its last check had heard what it took: their notes died
-	 * with the process (README, Nothing missed), so if a reorganisation undid them while n8n was down, nothing can tell.
+	 * with the process (docs/nothing-missed.md), so if a reorganisation undid them while n8n was down, nothing can tell.
 	 */
 	unknowable: string[];
 	/** From the last fault to the ledger equal to the chain. */
@@ -88,7 +88,7 @@ const byId = (rows: LedgerRow[]) => [...rows].sort((a, b) => a.eventId.localeCom
 
 /**
  * The ledger's rows but the extra ones of excused blocks: those the trigger reported undone without their rollback
- * (README, Nothing missed: the service drops a queued rollback with the rest, and replays none), which stay, named in
+ * (docs/nothing-missed.md: the service drops a queued rollback with the rest, and replays none), which stay, named in
  * the report, for the user to remove; and those taken just before a kill (GapResult.unknowable). `excused`: hash
  * prefixes of 16 hex digits.
  */
@@ -263,7 +263,7 @@ export async function runGapSequence(
 			faults.disabledMs = Date.now() - disabledSince;
 			disabledSince = undefined;
 		}
-		// Applies (chainhook#739): a dropped reorganisation's rollback is beyond any replay (README, Nothing missed).
+		// Applies (chainhook#739): a dropped reorganisation's rollback is beyond any replay (docs/nothing-missed.md).
 		// (Not while n8n is down or about to be: a drop armed then could fall on a delivery that fails anyway.)
 		if (drops.has(index)) dropsDue++;
 		if (dropsDue > 0 && !restartPending) {

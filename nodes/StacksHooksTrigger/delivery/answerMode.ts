@@ -39,7 +39,7 @@ export const answerModeProperty: INodeProperties = {
 	description: 'When the service gets its answer to a delivery',
 };
 
-/** Shown with When the Workflow Finishes: what queue mode needs for it (README, Queue mode). */
+/** Shown with When the Workflow Finishes: what queue mode needs for it (docs/queue-mode.md). */
 export const answerModeQueueNotice: INodeProperties = {
 	displayName:
 		"In queue mode, set N8N_EXECUTIONS_QUEUE_KEEP_LAST_COMPLETED=1000 on every n8n process: without it n8n can miss that a quick execution finished, and the delivery waits for the service's time-out before it is sent again",

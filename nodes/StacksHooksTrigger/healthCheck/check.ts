@@ -11,11 +11,11 @@ import { atStartup, healthCheckMs } from '../hook/checkInterval';
 import { stored, type StoredHook } from '../hook/keptHook';
 import { type HookParameters, hookParameters } from '../hook/lifecycle';
 import { type LogMeta, whereInLog } from '../hook/log';
-import { checkState, type CheckState } from './model/checkState';
+import { checkState, type CheckState, isCurrent } from './channel/checkState';
 import type { Counts } from './planning/gapState';
 import { DEFAULT_STALL_MINUTES } from './planning/incidents';
 import type { Scheduled } from './planning/schedule';
-import type { Heard } from './model/ownWebhook';
+import type { Heard } from './channel/ownWebhook';
 
 /** The default Catch-Up Limit: the most heights the trigger replays for one gap by itself. */
 export const DEFAULT_CATCH_UP_LIMIT = 2_000;
@@ -54,7 +54,12 @@ export interface Run {
 	params: HookParameters;
 	settings: CheckSettings;
 	said: Said;
-	/** False once n8n closed the trigger: a replay stops between two heights. */
+	/** The checks' state in this process (channel/checkState.ts). */
+	memory: CheckState;
+	/**
+	 * False once n8n closed the trigger or the workflow was deactivated: a repair is then skipped, a replay stops
+	 * between two heights, and no check follows.
+	 */
 	stillOpen: () => boolean;
 }
 
@@ -62,8 +67,6 @@ export interface Run {
 export interface Check extends Run {
 	/** The service, through the connection read for this check (the credential as n8n keeps it now). */
 	service: HooksClient;
-	/** The check's state in this process (model/checkState.ts). */
-	memory: CheckState;
 	/** The hook the static data named when the check began: none when n8n was killed while activating. */
 	kept?: StoredHook;
 }
@@ -155,9 +158,11 @@ export function readSettings(ctx: ITriggerFunctions): CheckSettings {
 }
 
 /** What the checks of this trigger() share. */
-export function openRun(ctx: ITriggerFunctions, stillOpen: () => boolean = () => true): Run {
+export function openRun(ctx: ITriggerFunctions, closed: () => boolean = () => false): Run {
 	const settings = readSettings(ctx);
-	return { ctx, settings, ...whereInLog(ctx), params: hookParameters(ctx), said: { failing: false }, stillOpen };
+	const memory = checkState(ctx);
+	const stillOpen = () => !closed() && isCurrent(ctx, memory);
+	return { ctx, settings, ...whereInLog(ctx), params: hookParameters(ctx), said: { failing: false }, memory, stillOpen };
 }
 
 /** The check after step 2 found the hook that delivers now; undefined when it found none (or could not look). */
@@ -169,5 +174,5 @@ export function withHook(check: Check, checked: Checked): Hooked | undefined {
 /** One check: the service through the credential as n8n keeps it now, the check's memory in this process, the hook kept. */
 export async function openCheck(run: Run): Promise<Check> {
 	const kept = stored(run.ctx);
-	return { ...run, service: await HooksClient.connect(run.ctx, { background: true }), memory: checkState(run.ctx), ...(kept && { kept }) };
+	return { ...run, service: await HooksClient.connect(run.ctx, { background: true }), ...(kept && { kept }) };
 }

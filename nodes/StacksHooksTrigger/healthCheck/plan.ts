@@ -7,7 +7,7 @@
  * - at most REPLAY_PER_CHECK, and the trigger's share of the spare half of the account's rate-limit window
  *   (transport/pacing.ts), oldest first; the next check comes soon for what is left;
  * - none while the workflow keeps failing on a delivery (replays would only feed it more): they wait.
- * The plan becomes the check's state in memory (model/checkState.ts); replay.ts keeps it and replays.
+ * The plan becomes the check's state in memory (channel/checkState.ts); replay.ts keeps it and replays.
  */
 import { pacerFor } from '../../shared/transport/pacing';
 import { nodeKey } from '../nodeMemory';
@@ -15,8 +15,8 @@ import type { GapPlan, Hooked } from './check';
 import type { Observation } from './planning/gapState';
 import { alertsOf } from './planning/incidents';
 import { planReplays } from './planning/schedule';
-import type { Heard } from './model/ownWebhook';
-import { keptTaken } from './model/received';
+import type { Heard } from './channel/ownWebhook';
+import { keptTaken } from './channel/received';
 
 /** Heights replayed in one check; more wait for the next, which comes soon. */
 export const REPLAY_PER_CHECK = 100;

@@ -1,6 +1,6 @@
 /**
  * Step 2 of a health check (run.ts): the hook read once, and brought back if it stopped, in the node's
- * turn (../hook/turns.ts: activation and deactivation wait for it, and it skips a check while they run):
+ * turn (../turns.ts: activation and deactivation wait for it, and it skips a check while they run):
  * - disabled at the service, or `interrupted` by the service after failed deliveries (enabled stays
  *   true): one PATCH .../enabled {enabled: true} resumes it;
  * - deleted (by hand, or by any other client): the hook posting to this node's URL is adopted if one
@@ -13,10 +13,10 @@
 import type { Hook } from '../../shared/schemas';
 import { remember, type StoredHook } from '../hook/keptHook';
 import { enableIfStopped, replaceDeleted } from '../hook/lifecycle';
-import { ifFree } from '../hook/turns';
+import { ifFree } from '../turns';
 import type { Check, Checked } from './check';
 import type { Counts } from './planning/gapState';
-import { takeStoppedAtActivation } from './model/checkState';
+import { takeStoppedAtActivation } from '../hook/activationNotes';
 
 /** The hook read, and repaired if it stopped; 'busy' when activation or deactivation holds the node's turn. */
 export async function repair(check: Check): Promise<Checked> {
@@ -45,6 +45,8 @@ function countsOf(status: Hook['status']): Counts | undefined {
 
 async function checkNow(check: Check): Promise<Checked> {
 	const { ctx, service } = check;
+	// Deactivated meanwhile: its hook is gone on purpose, and must not be registered again.
+	if (!check.stillOpen()) return { outcome: 'busy' };
 	const healed: string[] = [];
 	const known = check.kept ?? (await foundByUrl(check, healed));
 	if (!known) return { outcome: 'nothing-to-check' };

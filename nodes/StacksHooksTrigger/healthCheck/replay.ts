@@ -1,7 +1,7 @@
 /**
  * Step 4 of a health check (run.ts): the plan kept, then replayed. Kept first, at the trigger's own
- * webhook (model/ownWebhook.ts) and in this process's memory, with the replays listed: a delivery they
- * bring is then known for one (model/received.ts), and a restart of n8n meanwhile replays again rather
+ * webhook (channel/ownWebhook.ts) and in this process's memory, with the replays listed: a delivery they
+ * bring is then known for one (channel/received.ts), and a restart of n8n meanwhile replays again rather
  * than forgets. Then one evaluation per height (`POST /me/{uuid}/evaluate`), paced by the transport
  * within the account's rate limit; stopped between two heights when n8n closes the trigger, and on the
  * first error (the rest waits for the next check).
@@ -10,13 +10,13 @@ import { isNotFound } from '../../shared/transport/errors';
 import type { GapPlan, Hooked, Replayed } from './check';
 import { addRange, rangeSize } from './planning/gapState';
 import { isShort } from './planning/taken';
-import { exchange, type Heard } from './model/ownWebhook';
+import { exchange, type Heard } from './channel/ownWebhook';
 
 export async function replay(check: Hooked, heard: Heard, plan: GapPlan): Promise<Replayed> {
 	const { hook } = check;
 	const { state, replays, waiting, hold } = plan;
 	// When the webhook could not be reached a moment ago, not tried again: the state stays in this process's memory
-	// (model/checkState.ts), where its own deliveries find the replays listed, and what it took is read there again.
+	// (channel/checkState.ts), where its own deliveries find the replays listed, and what it took is read there again.
 	const after = heard.blind ? undefined : await exchange(check, hook.kept, heard.unreachable ? 'local' : 'once');
 	// A window short when the hook was read may have had its last delivery on the way: asked again a moment later (this
 	// call costs the service nothing), a block that came meanwhile spares the early check. Only the timing of the next

@@ -10,8 +10,11 @@
  * 5. tell the user, from what the steps found: n8n's log, and the Error Workflow once per incident (tell.ts).
  *
  * Each step takes the check's object (check.ts) and returns only what it found; none calls another.
- * Below them, in model/: the gap plan (pure), what n8n received, the line to the trigger's own
- * webhook, the check's memory and the incidents; none of it imports a step.
+ * Below them are two folders, and neither imports a step:
+ * - planning/: the gap plan and the incidents, pure (no request, no clock);
+ * - channel/: what passes between n8n's processes: what n8n received, the call to the trigger's own
+ *   webhook, and the check's state in this process.
+ * What the check does, for users, is in docs/nothing-missed.md.
  *
  * It runs as the node's trigger(): n8n runs that for every active workflow, at start-up (2.x does not
  * call checkExists then for a webhook it already knows) and on activation, and closes it on
@@ -21,12 +24,14 @@
 import type { ITriggerFunctions, ITriggerResponse } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
+import { healthCheckMs } from '../hook/checkInterval';
 import { stored } from '../hook/keptHook';
 import { type Checked, type GapFindings, type HealthCheckOutcome, type Hooked, NOTHING_HEARD, openCheck, openRun, type Run, withHook } from './check';
 import { hear } from './hear';
-import { type Heard, internalBase } from './model/ownWebhook';
+import { type Heard, internalBase } from './channel/ownWebhook';
 import type { GapOutcome } from './planning/incidents';
-import { forgetCheckState, takeLeftStopped } from './model/checkState';
+import { forgetCheckState } from './channel/checkState';
+import { takeLeftStopped } from '../hook/activationNotes';
 import { planGaps } from './plan';
 import { repair } from './repair';
 import { replay } from './replay';
@@ -97,10 +102,11 @@ function spread(ms: number): number {
  * the same second.
  */
 export function startHealthChecks(ctx: ITriggerFunctions): ITriggerResponse {
+	// Checks off: nothing runs, and nothing is kept for the node.
+	if (!(healthCheckMs(ctx) > 0)) return {};
 	let closed = false;
-	const run = openRun(ctx, () => !closed);
+	const run = openRun(ctx, () => closed);
 	const { intervalMs, internalAddress, atStartup } = run.settings;
-	if (!(intervalMs > 0)) return {};
 	try {
 		internalBase(internalAddress);
 	} catch (error) {
@@ -110,7 +116,7 @@ export function startHealthChecks(ctx: ITriggerFunctions): ITriggerResponse {
 	}
 
 	const pause = async (ms: number): Promise<void> => {
-		for (const until = Date.now() + ms; !closed && Date.now() < until; ) await sleep(Math.min(CLOSE_POLL_MS, until - Date.now()));
+		for (const until = Date.now() + ms; run.stillOpen() && Date.now() < until; ) await sleep(Math.min(CLOSE_POLL_MS, until - Date.now()));
 	};
 	const checkOnce = async () => {
 		try {
@@ -122,13 +128,13 @@ export function startHealthChecks(ctx: ITriggerFunctions): ITriggerResponse {
 	};
 
 	// Spread over half a minute, so that many workflows do not call at once; at once when no hook is kept (repair.ts,
-	// foundByUrl); at the spread's start when activation left a stopped hook for this check to bring back (model/checkState.ts).
+	// foundByUrl); at the spread's start when activation left a stopped hook for this check to bring back (channel/checkState.ts).
 	const spreadStart = STARTUP_DELAY_MS.min + Math.random() * (STARTUP_DELAY_MS.max - STARTUP_DELAY_MS.min);
 	const startupDelay = !stored(ctx) ? BUSY_RETRY_MS : takeLeftStopped(ctx) ? STARTUP_DELAY_MS.min : spreadStart;
 	void (async () => {
 		await pause(Math.min(atStartup ? startupDelay : Infinity, spread(intervalMs)));
 		let soonBefore = false;
-		while (!closed) {
+		while (run.stillOpen()) {
 			const checked = await checkOnce();
 			const catchingUp = checked?.gaps?.left ? Math.min(Math.max(CATCH_UP_PAUSE_MS, checked.gaps.waitMs ?? 0), intervalMs) : undefined;
 			const soon: number | undefined = checked?.gaps?.soon === true && !soonBefore ? Math.min(SOON_MS, intervalMs / 3) : undefined;

@@ -17,14 +17,14 @@ import { type BlockRef, HooksClient } from '../../shared/api/client';
 import { isHttpsUrl } from '../../shared/constants';
 import type { Definition, Hook } from '../../shared/schemas';
 import { asNodeError } from '../../shared/transport/errors';
-import { keepSecret } from '../delivery/accountSecret';
-import { noteLeftStopped, noteStoppedAtActivation } from '../healthCheck/model/checkState';
+import { keepSecret } from '../secret/accountSecret';
+import { noteGoneAtActivation, noteLeftStopped, noteReplacedAtActivation, noteStoppedAtActivation } from './activationNotes';
 import { atStartup, healthCheckMs } from './checkInterval';
 import { type HookOwner, remember, slotName, stored, type StoredHook } from './keptHook';
 import { logHealed, whereInLog } from './log';
-import { inTurn } from './turns';
+import { inTurn } from '../turns';
 import { listeningSample, replaySampleBlock } from '../listening/sampleBlock';
-import { forgetNode, nodeKey, Slot } from '../nodeMemory';
+import { forgetNode, nodeKey } from '../nodeMemory';
 import { withoutDigest } from '../../shared/watchList/listHook';
 import { refusedForSize, sizeRefusal } from '../../shared/watchList/refusal';
 import { followList } from '../../shared/watchList/edit';
@@ -142,9 +142,6 @@ export async function enableIfStopped(service: HooksClient, hook: Hook): Promise
 	return why;
 }
 
-/** Nodes whose kept hook checkExists found gone at the service, until create (or the adoption) replaces it. Same process. */
-const goneAtActivation = new Slot<true>('hook gone at activation');
-
 /**
  * On activation: a hook the service stopped (interrupted after failed deliveries, disabled) is enabled again, and told to
  * the health check, which replays what it missed. At n8n's start, when checks run, it is left stopped for the first check
@@ -170,50 +167,69 @@ function leftForCheck(ctx: IHookFunctions): boolean {
 	return atStartup(ctx) && healthCheckMs(ctx) > 0;
 }
 
+/**
+ * n8n asks, before it registers the webhook, whether it exists already: true skips create(). The answer is
+ * yes when this node's hook is found at the service (findExisting), and the hook is then brought up to
+ * date for this activation (repairAtActivation).
+ */
 export async function checkExists(this: IHookFunctions): Promise<boolean> {
-	return await inTurn(this, async () => await checkExistsNow(this));
+	return await inTurn(this, async () => {
+		const sample = listeningSample(this);
+		const service = await HooksClient.connect(this);
+		const webhookUrl = webhookUrlOf(this);
+		const wanted = isHttpsUrl(webhookUrl) ? await desiredDefinitions(this, service, webhookUrl) : undefined;
+		const found = await findExisting(this, service, webhookUrl, wanted);
+		if (!found || !wanted) return false;
+		await repairAtActivation(this, service, found, wanted, sample);
+		return true;
+	});
 }
 
-async function checkExistsNow(ctx: IHookFunctions): Promise<boolean> {
-	const sample = listeningSample(ctx);
-	const service = await HooksClient.connect(ctx);
-	const webhookUrl = webhookUrlOf(ctx);
-	const desired = isHttpsUrl(webhookUrl) ? await desiredDefinitions(ctx, service, webhookUrl) : undefined;
+/** A hook of this node found at the service; `remembered` when it is the one the static data names. */
+interface Found {
+	hook: Hook;
+	remembered: boolean;
+}
 
+/**
+ * This node's hook at the service, if there is one that can go on: the remembered hook, when only its
+ * filters differ at most, else one posting to this node's own URL with the wanted definition. Anything else
+ * posting there is deleted, and the static data forgets a remembered hook that does not go on.
+ */
+async function findExisting(ctx: IHookFunctions, service: HooksClient, webhookUrl: string, wanted: Wanted | undefined): Promise<Found | undefined> {
 	const known = stored(ctx);
 	if (known) {
 		const hook = await service.read(known.hookId);
 		// Only its filters differ: updated in place, the same hook delivering throughout (a replacement would
 		// miss the blocks between the deletion and the new registration).
-		const inPlace = hook && desired && (isWanted(hook, desired) || sameButFilters(hook, desired.definition));
-		if (hook && desired && inPlace && !isWanted(hook, desired)) await updateInPlace(ctx, service, hook, desired);
-		if (hook && desired && inPlace) await followEditsSinceRead(service, hook, desired);
-		if (hook && inPlace) {
-			await keepSecret(ctx, service);
-			await ensureDeliveringOnActivation(ctx, hook, service);
-			await whenListening(ctx, service, hook, sample);
-			return true;
-		}
+		if (hook && wanted && (isWanted(hook, wanted) || sameButFilters(hook, wanted.definition))) return { hook, remembered: true };
 		// Gone, or registered with other parameters or for another URL: replace it, leaving nothing behind.
 		if (hook) await service.deleteIfThere(hook.uuid);
 		// Gone (deleted while n8n was down, or replaced by a health check whose state was not kept): the hook that delivers
 		// from now on, adopted or registered, is a repair for the check, which replays what was missed meanwhile.
-		else goneAtActivation.set(nodeKey(ctx), true);
+		else noteGoneAtActivation(ctx);
 		remember(ctx, undefined);
 	}
-	if (!desired) return false;
-
+	if (!wanted) return undefined;
 	// Hooks posting to this very URL were registered by this node (n8n makes the URL unique to it)
 	// and then forgotten, e.g. with lost static data: adopt the one that fits, remove the stale rest.
-	const keep = await keepOneOf(service, webhookUrl, desired);
-	if (!keep) return false;
-	await followEditsSinceRead(service, keep, desired);
+	const adopted = await keepOneOf(service, webhookUrl, wanted);
+	return adopted && { hook: adopted, remembered: false };
+}
+
+/**
+ * The hook found, made ready for this activation: its filters as wanted, a watch list's edits followed, the
+ * account's secret kept, a stopped hook enabled (or left to the first health check), and the Sample Block
+ * replayed when listening for a test event.
+ */
+async function repairAtActivation(ctx: IHookFunctions, service: HooksClient, { hook, remembered }: Found, wanted: Wanted, sample: BlockRef | undefined): Promise<void> {
+	if (remembered && !isWanted(hook, wanted)) await updateInPlace(ctx, service, hook, wanted);
+	await followEditsSinceRead(service, hook, wanted);
 	await keepSecret(ctx, service);
-	if (goneAtActivation.delete(nodeKey(ctx))) noteStoppedAtActivation(ctx, keep);
-	await ensureDeliveringOnActivation(ctx, keep, service);
-	remember(ctx, { hookId: keep.uuid, webhookUrl });
-	await whenListening(ctx, service, keep, sample);
-	return true;
+	if (!remembered) noteReplacedAtActivation(ctx, hook);
+	await ensureDeliveringOnActivation(ctx, hook, service);
+	if (!remembered) remember(ctx, { hookId: hook.uuid, webhookUrl: wanted.definition.action.url });
+	await whenListening(ctx, service, hook, sample);
 }
 
 /** The hook's filters (and name) updated to the wanted ones; to the shape matched in n8n when the service refuses them as too large. */
@@ -343,7 +359,7 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 		const wanted = await desiredDefinitions(this, service, webhookUrl);
 		const hook = await registerEnabled(this, service, wanted);
 		await followEditsSinceRead(service, hook, wanted);
-		if (goneAtActivation.delete(nodeKey(this))) noteStoppedAtActivation(this, hook);
+		noteReplacedAtActivation(this, hook);
 		await whenListening(this, service, hook, sample);
 		return true;
 	});

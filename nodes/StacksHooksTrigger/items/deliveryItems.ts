@@ -9,7 +9,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { readSentValue } from '../../shared/clarity/sent';
-import type { DeliveredBlock, DeliveredTransaction, Delivery } from '../delivery/shape';
+import type { DeliveredBlock, DeliveredTransaction, Delivery } from '../../shared/delivery';
 import type { Watching } from '../watch/watching';
 import { type ItemHead as Head, pushEventItems } from './eventItems';
 import { blockIdOf, transactionIdOf } from './itemIds';

@@ -10,7 +10,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { asRecord, type ChainEvent, eventMatches, movedValue, textOf, transactionEvents } from '../../shared/chainEvents';
 import { readArguments, readSentValue } from '../../shared/clarity/sent';
 import { eventIdOf } from './itemIds';
-import type { DeliveredTransaction } from '../delivery/shape';
+import type { DeliveredTransaction } from '../../shared/delivery';
 import type { Watching } from '../watch/watching';
 
 /** The block and delivery fields every item starts with (deliveryItems.ts). */

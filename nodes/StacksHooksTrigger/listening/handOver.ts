@@ -12,7 +12,7 @@
 import type { IHookFunctions, INodeExecutionData, ITriggerFunctions, ITriggerResponse, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
-import { afterCurrentTurn } from '../hook/turns';
+import { afterCurrentTurn } from '../turns';
 import { nodeKey, Slot } from '../nodeMemory';
 
 /** A hand-over not taken within this time is dropped (its execution never started). */

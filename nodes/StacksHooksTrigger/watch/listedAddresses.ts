@@ -15,7 +15,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { HooksClient } from '../../shared/api/client';
 import { ListAtHeights } from '../../shared/watchList/history';
 import { findListHook, type ListState, listStateOf, watchedListOf, watchedStateOf } from '../../shared/watchList/listHook';
-import type { Delivery } from '../delivery/shape';
+import type { Delivery } from '../../shared/delivery';
 import { nodeKey, Slot } from '../nodeMemory';
 import { WatchedAddresses } from './watchedAddresses';
 import type { Watching, WatchParameters } from './watching';

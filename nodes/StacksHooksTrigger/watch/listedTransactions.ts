@@ -8,7 +8,7 @@
  * list was at the block's height, would have delivered (properties check it:
  * test/suites/engine/watchList.property.test.ts).
  */
-import type { DeliveredBlock, Delivery } from '../delivery/shape';
+import type { DeliveredBlock, Delivery } from '../../shared/delivery';
 import type { WatchedAddresses } from './watchedAddresses';
 
 function listedOnly(blocks: readonly DeliveredBlock[], list: WatchedAddresses): DeliveredBlock[] {

@@ -2,7 +2,7 @@
  * A Clarity value written out for a workflow, as JSON and as its repr (the text the Stacks node
  * prints, which is what the service sends as `repr` when a hook asks it to decode values).
  *
- * The JSON is the one the README describes: a tuple is an object, a list an array, integers are
+ * The JSON is the one docs/items.md describes: a tuple is an object, a list an array, integers are
  * strings (a uint128 does not fit a JavaScript number), `none` is null, `(some x)` is x, `(ok x)`
  * and `(err x)` are `{ ok: x }` and `{ err: x }`, strings and buffers (`0x…`) are strings, and a
  * principal is its address.

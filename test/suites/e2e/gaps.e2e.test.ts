@@ -1,6 +1,6 @@
 /* eslint-disable no-console, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-hardcoded-secrets -- test code: it runs in Node, not inside n8n (CONTRIBUTING.md, Commands) */
 /**
- * Nothing missed (README, Reliability), in one real n8n (regular mode) with a real PostgreSQL, whose
+ * Nothing missed (docs/nothing-missed.md), in one real n8n (regular mode) with a real PostgreSQL, whose
  * public webhook address (N8N_WEBHOOK_URL) the service reaches and n8n itself cannot (behind an
  * ingress, no hairpin NAT): the trigger's check calls its own webhook where n8n took a delivery
  * instead, and keeps its state there across n8n's restarts, with no setting. The ledger recipe as

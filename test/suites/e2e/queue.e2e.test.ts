@@ -15,7 +15,7 @@
  * a word; nothing done by hand; then a healthy tail: one GET a check, nothing replayed, no alert.
  * Without it, and with it set to the main process (which answers the check with its own notes, and
  * takes no delivery), side by side in the same stack: a paused hook still caught up, no replay driven
- * by counts, a drop left unfound as the README says, and exactly one alert each: that the check is
+ * by counts, a drop left unfound as docs/nothing-missed.md says, and exactly one alert each: that the check is
  * blind, or that the notes heard at that address never hold a delivery, naming it.
  *
  * Exact: seeded chain scripts of 100 blocks and more with reorganisations (flip-flops included), lost
@@ -62,7 +62,7 @@ jest.setTimeout(240_000);
 
 let stack: QueueStack;
 let setup: RecordSetup;
-/** The load balancer's own address: the trigger's Internal Webhook Address, as the README's Queue mode says for this topology. */
+/** The load balancer's own address: the trigger's Internal Webhook Address, as docs/queue-mode.md says for this topology. */
 let internalWebhookAddress: string;
 /** Every line each n8n process printed, by process name (`main`, `webhook-1`, `worker-2`, ...). */
 const logs = new Map<string, string[]>();
@@ -73,7 +73,7 @@ beforeAll(async () => {
 		consumerSecret: 'e2e-gaps-queue-secret-0123456789abcdef',
 		credentialName: 'Stacks Hooks API',
 		emulator: GAPS_EMULATOR,
-		// As the README's Queue mode asks with Respond: When the Workflow Finishes. n8n removes a
+		// As docs/queue-mode.md asks with Respond: When the Workflow Finishes. n8n removes a
 		// finished job from Redis at once by default, and a webhook process that starts waiting for
 		// its job after a worker finished it never answers (Bull's job.finished() finds nothing and
 		// waits for an event that has passed): about one delivery in a hundred, each stalled until the
@@ -214,7 +214,7 @@ describe('queue mode where the check cannot hear the webhook processes: no Inter
 			for (const replays of replayedForPause) expect(replays).toBeLessThanOrEqual(paused.length + REORG_MARGIN + 15);
 
 			// A delivery of each dropped without a word once the pause's catch-up is over (a live block's, not a replay's): not
-			// found without a view of what arrived, as the README says.
+			// found without a view of what arrived, as docs/nothing-missed.md says.
 			const tail = await healthyTail(stack.emu, {
 				hookUuid: () => blind.uuid,
 				alsoQuiet: () => [wrong.uuid],
@@ -330,7 +330,7 @@ const triggerWorkflow = (webhookId = WEBHOOK_ID, name = 'Queue mode: STX from Al
 			typeVersion: 1.1,
 			position: [0, 0],
 			webhookId,
-			// As the README's Queue mode asks where the public address is not reachable from inside.
+			// As docs/queue-mode.md asks where the public address is not reachable from inside.
 			parameters: { events: { filter: [{ type: 'stx_transfer', sender: ALICE }] }, options: { internalWebhookAddress } },
 			credentials: { stacksHooksApi: credential },
 		},
@@ -456,7 +456,7 @@ describe('each process at its job (queue mode, one execution at a time a worker)
 			const { payload } = report;
 			executions += 1;
 			const post = (proc: N8nProcess) => deliverTo(proc, payload);
-			// Drained first, as README's Queue mode asks: a webhook process stopped with deliveries in
+			// Drained first, as docs/queue-mode.md asks: a webhook process stopped with deliveries in
 			// flight refuses them (the service sends them again) and may leave executions "new" for ever.
 			await main.api.waitForExecutions(workflowId, executions, SLOW);
 

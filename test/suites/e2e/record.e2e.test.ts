@@ -1,6 +1,6 @@
 /* eslint-disable no-console, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-hardcoded-secrets -- test code: it runs in Node, not inside n8n (CONTRIBUTING.md, Commands) */
 /**
- * The recipes (README, Recipes) in one real n8n (regular mode) with a real PostgreSQL, imported as
+ * The recipes (docs/recipes.md) in one real n8n (regular mode) with a real PostgreSQL, imported as
  * they are (each creates its table): seeded chain scripts of 200 blocks and more, with reorganisations
  * of depth 1 to 3 (flip-flops included), lost answers (duplicates, retries), one SIGKILL of n8n
  * mid-stream and one overlapping Backfill. With "Respond: When the Workflow Finishes", afterwards both

@@ -1,13 +1,13 @@
 /* eslint-disable no-console, @n8n/community-nodes/no-restricted-globals -- test code: it runs in Node, not inside n8n (CONTRIBUTING.md, Commands) */
 /**
- * Properties of the secret check (delivery/consumerSecret.ts): a delivery's presented secrets match a
+ * Properties of the secret check (secret/consumerSecret.ts): a delivery's presented secrets match a
  * kept digest exactly when one of them is the secret of that digest, whether the process already knows
  * that secret (held against it in constant time) or not (hashed), for any secrets: equal prefixes,
  * different lengths, empty, non-ASCII, several presented at once, and in any order of deliveries.
  */
 import fc from 'fast-check';
 
-import { knowSecret, PresentedSecrets, secretDigest } from '../../../nodes/StacksHooksTrigger/delivery/consumerSecret';
+import { knowSecret, PresentedSecrets, secretDigest } from '../../../nodes/StacksHooksTrigger/secret/consumerSecret';
 import { propertyParameters, replayHint } from '../../support/properties';
 
 const RUNS = 300 * Number(process.env.FC_RUNS_FACTOR ?? 1);

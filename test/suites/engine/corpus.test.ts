@@ -66,7 +66,7 @@ const selected = (eventType: string) => SELECTED.has(eventType) || /^(stx|ft|nft
 
 type Json = string | boolean | null | Json[] | { [key: string]: Json };
 
-/** A Clarity value as the JSON the README describes. */
+/** A Clarity value as the JSON docs/items.md describes. */
 function toJson(cv: ClarityValue): Json {
 	switch (cv.type_id) {
 		case 0:

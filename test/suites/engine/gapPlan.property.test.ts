@@ -18,7 +18,7 @@
  * takes no delivery: every check hears no note and no quiet time). In the 'restarts' view an outage is n8n down:
  * no check until it starts again; its activation leaves a hook it finds stopped (interrupted, disabled)
  * to the first check, or registers one found gone before that check, noting it in memory
- * (healthCheck/model/checkState.ts); n8n may restart again before that check (a crash loop). Hooks are young, or older
+ * (hook/activationNotes.ts); n8n may restart again before that check (a crash loop). Hooks are young, or older
  * than FIRST_WINDOW_MAX (`age`: blocks evaluated before).
  *
  * Properties: once the faults stop and a few checks have run, every block that was canonical and
@@ -30,7 +30,7 @@
  */
 import fc from 'fast-check';
 
-import { topOf } from '../../../nodes/StacksHooksTrigger/healthCheck/model/received';
+import { topOf } from '../../../nodes/StacksHooksTrigger/healthCheck/channel/received';
 import { planCheck } from '../../../nodes/StacksHooksTrigger/healthCheck/planning/gapPlan';
 import {
 	DRY_CHECKS,
@@ -107,7 +107,7 @@ const restarting = (view: View) => view === 'restarts' || view === 'persisted';
 
 const copyNotes = (notes: Map<string, TakenDelivery>) => new Map([...notes].map(([key, taken]) => [key, { ...taken, ...(taken.p && { p: [...taken.p] }) }]));
 
-/** The activation's note of a hook it found stopped (healthCheck/model/checkState.ts): the status as read before it enabled it. */
+/** The activation's note of a hook it found stopped (hook/activationNotes.ts): the status as read before it enabled it. */
 interface StopNote {
 	hookId: string;
 	evaluated: number | null;
@@ -282,7 +282,7 @@ class World {
 	 * n8n restarts (the 'restarts' view): its memory is gone, what the static data kept is not (the notes of every delivery
 	 * it answered, and the check's state as the last of them left it); what the service has in flight still arrives, as it
 	 * retries. Its activation leaves a hook the service stopped (interrupted, disabled) to the first check (lifecycle.ts: the
-	 * service's status is the record of the stop); one deleted it replaces at once, noting it in memory (healthCheck/model/checkState.ts). The
+	 * service's status is the record of the stop); one deleted it replaces at once, noting it in memory (hook/activationNotes.ts). The
 	 * state the next check begins from.
 	 */
 	restart(): GapState {
@@ -303,7 +303,7 @@ class World {
 			this.hookId = `h${++this.hooks}`;
 			[this.evaluated, this.evaluatedCount, this.occurrences, this.lastMatch] = [null, 0, 0, null];
 		}
-		// The activation's note is in memory (healthCheck/model/checkState.ts): one not taken before this restart is gone with it.
+		// The activation's note is in memory (hook/activationNotes.ts): one not taken before this restart is gone with it.
 		this.stopNote = undefined;
 		if (this.stopped !== undefined && !gone) this.leftAtStart++;
 		if (gone) {
@@ -338,7 +338,7 @@ class World {
 		this.counted.push(this.checks > 0 && this.countedSinceRead > 0);
 		this.countedSinceRead = 0;
 		const interrupted = this.stopped === 'interrupted';
-		// The activation's note of a stop, taken once (healthCheck/model/checkState.ts, takeStoppedAtActivation).
+		// The activation's note of a stop, taken once (hook/activationNotes.ts, takeStoppedAtActivation).
 		const note = this.stopNote;
 		this.stopNote = undefined;
 		const byActivation = note !== undefined && this.stopped === undefined;
@@ -452,7 +452,7 @@ function run(
 		// steps, while no gap is pending: a restart forgets the check's state where n8n cannot reach its own webhook (README,
 		// Nothing missed), and so a gap it had found and not yet replayed.
 		// Again before the first check too (a crash loop), but for a hook activation registered in place of one found gone: its
-		// note lives in memory until that check takes it (README, Nothing missed).
+		// note lives in memory until that check takes it (docs/nothing-missed.md).
 		// Where the check keeps its state through the webhook ('persisted'), at any point, a gap pending or being replayed.
 		const calm = (view === 'persisted' || (!state.stopped && state.pending.length === 0)) && world.stopNote === undefined;
 		const crash = crashLoop && upAgainAt === i - 1;

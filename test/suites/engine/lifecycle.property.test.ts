@@ -25,7 +25,7 @@ import fc from 'fast-check';
 import { randomBytes } from 'node:crypto';
 import type { IDataObject, INodeParameters, ITriggerFunctions } from 'n8n-workflow';
 
-import { secretDigest } from '../../../nodes/StacksHooksTrigger/delivery/consumerSecret';
+import { secretDigest } from '../../../nodes/StacksHooksTrigger/secret/consumerSecret';
 import type { HealthCheckOutcome } from '../../../nodes/StacksHooksTrigger/healthCheck/check';
 import { checkHookHealth } from '../../../nodes/StacksHooksTrigger/healthCheck/run';
 import { type HookRecord, makeBlock } from '../../emulator';

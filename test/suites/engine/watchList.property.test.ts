@@ -18,7 +18,7 @@ import type { INodeParameters } from 'n8n-workflow';
 
 import { type ChainEvent, eventMatches, type EventFilter, movedValue, transactionEvents, transactionMatches } from '../../../nodes/shared/chainEvents';
 import { broadWatchFilters, knownKinds, watchFilters, type WatchKind } from '../../../nodes/shared/watchList/kinds';
-import type { Delivery } from '../../../nodes/StacksHooksTrigger/delivery/shape';
+import type { Delivery } from '../../../nodes/shared/delivery';
 import { listedTransactionsOf } from '../../../nodes/StacksHooksTrigger/watch/listedTransactions';
 import { WatchedAddresses } from '../../../nodes/StacksHooksTrigger/watch/watchedAddresses';
 import { type DeliveryPayload, makeBlock } from '../../emulator';

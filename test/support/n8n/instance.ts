@@ -198,7 +198,7 @@ export async function startN8nProcess(opts: StartOptions = {}) {
 		// start, measured on this machine). It changes nothing n8n does; deleting node_modules clears it.
 		NODE_COMPILE_CACHE: path.join(host.hostDir, 'node_modules', '.node-compile-cache'),
 		// n8n trusts its own certificate, as a public one would be: the trigger's health check calls the
-		// trigger's own webhook URL (healthCheck/model/ownWebhook.ts).
+		// trigger's own webhook URL (healthCheck/channel/ownWebhook.ts).
 		...(tls ? { N8N_SSL_KEY: tls.keyPath, N8N_SSL_CERT: tls.certPath, NODE_EXTRA_CA_CERTS: tls.certPath } : {}),
 		// A worker serves no editor; its readiness check listens on this port.
 		...(role === 'worker' ? { QUEUE_HEALTH_CHECK_ACTIVE: 'true', QUEUE_HEALTH_CHECK_PORT: String(port) } : {}),

@@ -89,7 +89,7 @@ export async function fleetRows(log: (msg: string) => void, hooks = FLEET.hooks)
 		const active = await Promise.all(workflows.map(async ({ workflowId }) => (await n8n.api.getWorkflow(workflowId)).active === true));
 		const failedActivations = active.filter((on) => !on).length + (n8n.logs().match(/could not be activated|activation.*(fail|error)/gi)?.length ?? 0);
 		const extraHooks = workflows.reduce((sum, { hookName }) => sum + Math.max(0, hooksOf(hookName).length - 1), 0);
-		// The floor (README, Nothing missed): every missed height evaluated once, and the reorganisation margin, at half of each window.
+		// The floor (docs/nothing-missed.md): every missed height evaluated once, and the reorganisation margin, at half of each window.
 		const floorMs = ((missed + REORG_MARGIN * hooks) / (FLEET.limit / 2)) * FLEET.windowMs;
 		const tookMs = doneAt - (ready ?? restartedAt);
 		const ratio = tookMs / floorMs;

@@ -1,53 +1,15 @@
 /**
- * Which heights the workflow may have missed, decided at each check from what the service says it
- * matched (the hook's `occurrence_count`, counted when a block matches) and what n8n's processes took
- * (../model/received.ts). Pure: no request, no clock; the check (../plan.ts) gathers the inputs, keeps the
- * state and replays what this plans.
+ * Which heights the workflow may have missed, decided at each check. It compares what the service says it
+ * matched (the hook's `occurrence_count`) with what n8n's processes took (../channel/received.ts).
  *
- * Two ways heights go missing, and how each is found:
- * - **The hook stopped** (interrupted after failed deliveries, disabled, expired, deleted) and the check
- *   brought it back: the service dropped what it had queued and evaluated nothing meanwhile. Missing:
- *   from the last height known to be complete (or the highest block taken, if lower) up to where the
- *   service evaluates once it runs again, known at the first check that sees it evaluate past where it
- *   stopped.
- * - **A match that never arrived** (a delivery given up or dropped without a word, a hook that matches
- *   but delivers nothing): each interval between two checks is a *window*: the heights the service
- *   evaluated in it, and the matches it counted. Once every delivery of the window must have come (the
- *   service sends a hook's deliveries one after another, so once n8n took one evaluated after the
- *   window, or the stream has gone idle: a stream behind n8n's pace, however far, is not taken for a
- *   lost one, as replays would only lengthen it), the blocks n8n took at those heights (one per block
- *   applied by each distinct delivery: a delivery sent again is the same delivery) are held against
- *   those matches, less the matches of the check's own replays in the window. Fewer taken than
- *   matched: the window's heights are replayed, once, from as low as its own reorganisations reached.
- *   A window short of blocks when it closes makes the plan ask for the next check soon (`soon`).
- * - **A count that proves nothing**: blocks evaluated again after the window closed (a reorganisation,
- *   a Backfill by hand) may have landed on its heights and made up for a block that never came. Such a
- *   window, if it had matches, is replayed too. Blocks evaluated again inside the window itself only
- *   make its count short (they sit below it, or were counted in it twice), never long.
- * - **Notes that prove nothing**: while the notes hold no delivery of the hook and no process heard has
- *   taken one since it started (no quiet time), they cannot tell a block lost from one taken by a process
- *   the check does not hear (queue mode with the Internal Webhook Address set to the main, which takes no
- *   deliveries). A window short then is held, not replayed, and judged once a delivery is heard; at
- *   DRY_CHECKS checks in a row of such windows the plan says so once (`dry` with `unheard`) and keeps
- *   their heights apart (`state.unheard`), with every short window after them, replayed once a delivery
- *   is heard and never before: a view that cannot be right drives no replay.
+ * This file is pure: no request and no clock. The check (../plan.ts) gathers the inputs, keeps the state,
+ * and replays what this plans. What n8n took is heard before the service is read (../hear.ts), so every
+ * block counted was evaluated before that read.
  *
- * What n8n took is asked for before the service is read (../hear.ts), so every block counted was
- * evaluated before that read: a window's count can only be made long by what the service evaluated
- * again between its closing read and the read that verifies it.
- *
- * Over-replaying is harmless to a workflow that keys on the items' ids (README, Recipes); missing a
- * height is not, so every uncertain case replays: a reorganisation across a window's lower edge, a
- * Backfill run by hand. Each window is replayed at most
- * once, so none of these repeats. What the plan assumes of the service: an occurrence is counted per
- * matched block applied (a reorganisation's and an evaluation's too), every block it evaluates counts
- * in `evaluated_block_count` (when the replays' evaluations come up short, the count of blocks
- * evaluated again is taken as unknown: doubt), it evaluates the chain's new blocks in order of height,
- * and it sends a hook's deliveries in order (if it did not, a window could be verified early: replayed
- * for nothing). A block a replay brings is told from a late or re-sent live delivery of the same block
- * by nothing in the payload; one a reorganisation undid (its rollback taken) is not counted for a replay.
- *
- * The user-facing explanation is docs/nothing-missed.md.
+ * docs/nothing-missed.md explains the rules and what they assume of the service, for users and
+ * maintainers alike: the two ways a block goes missing, windows, counts that prove nothing, and notes
+ * that prove nothing. Each rule below names its case in bold, with what it rests on. The property test
+ * (test/suites/engine/gapPlan.property.test.ts) holds the plan against a model of the service and n8n.
  */
 import { addRange, atLeastZero, FIRST_WINDOW_MAX, type GapState, type Observation, type Plan, type Range, REORG_MARGIN, type TakenDelivery, type Window } from './gapState';
 import { highestTaken, isShort, lowestTakenAbove, takenIn, unanswered } from './taken';

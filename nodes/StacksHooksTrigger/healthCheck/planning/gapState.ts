@@ -71,7 +71,7 @@ export interface GapState {
 	alerts?: unknown;
 }
 
-/** One distinct delivery n8n took, as ../model/received.ts notes it. */
+/** One distinct delivery n8n took, as ../channel/received.ts notes it. */
 export interface Taken {
 	/** Identifies the delivery: the hook and the blocks it rolled back and applied. */
 	k: string;
@@ -85,6 +85,27 @@ export interface Taken {
 
 /** A delivery as the plan reads it: its blocks and the replays it came under, not its key. */
 export type TakenDelivery = Omit<Taken, 'k'>;
+
+export interface Repeating {
+	/** The first block of the delivery, and its direction. */
+	height: number;
+	hash: string;
+	direction: 'apply' | 'rollback';
+	/** How many times in a row it came. */
+	times: number;
+	since: number;
+}
+
+/** What n8n's processes took, as one record. */
+export interface Received {
+	taken: Taken[];
+	/** The process that answered (its incarnation), when a process answered. */
+	by?: string;
+	/** The delivery that keeps coming back the most, if any does. */
+	repeating?: Repeating;
+	/** How long since the answering process took its last delivery (any, accepted), on its own clock; absent when it took none. */
+	quietMs?: number;
+}
 
 /**
  * Where a stopped hook's gap began could not be told (nothing kept of what reached n8n, and the hook too old to replay
@@ -129,7 +150,7 @@ export interface Observation {
 	 * stopped hook's gap began is taken from it (what was taken before the stop), never a window's count.
 	 */
 	kept?: TakenDelivery[];
-	/** How long since n8n last took a delivery of the hook (../model/received.ts); undefined when no process took one since it started. */
+	/** How long since n8n last took a delivery of the hook (../channel/received.ts); undefined when no process took one since it started. */
 	quietMs?: number;
 	/** Quiet this long, the stream is idle: it is not behind, whatever it still had to send has come or is lost. */
 	idleMs: number;

@@ -35,8 +35,7 @@
  * Pure: `assess` holds what one check saw against the incidents the check before kept (in the check's
  * memory, kept with the gap state) and says which began and which ended; step 5 (../tell.ts) says them.
  */
-import type { Finding, GapState, Range } from './gapState';
-import type { Received } from '../model/received';
+import type { Finding, GapState, Range, Received } from './gapState';
 
 export const DEFAULT_STALL_MINUTES = 30;
 export const INTERRUPTED_CHECKS = 3;
@@ -114,9 +113,9 @@ export interface GapOutcome {
 	 * and whether that was this process itself.
 	 */
 	unheard?: { range: Range; at?: string; here?: true };
-	/** Where the check heard its webhook, when not at the webhook URL but where this process took a delivery (../model/ownWebhook.ts). */
+	/** Where the check heard its webhook, when not at the webhook URL but where this process took a delivery (../channel/ownWebhook.ts). */
 	nearby?: string;
-	/** Unreachable, and no delivery taken yet to call it where one came in (../model/ownWebhook.ts). */
+	/** Unreachable, and no delivery taken yet to call it where one came in (../channel/ownWebhook.ts). */
 	awaitingDelivery?: true;
 }
 

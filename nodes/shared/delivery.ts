@@ -17,7 +17,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { type Network, NETWORK_NAMES } from '../../shared/constants';
+import { type Network, NETWORK_NAMES } from './constants';
 
 export interface DeliveredTransaction {
 	transaction_identifier: { hash: string };

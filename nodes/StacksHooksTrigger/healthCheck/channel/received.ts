@@ -19,10 +19,10 @@
 import { hash, randomUUID } from 'crypto';
 import type { IDataObject, INode, ITriggerFunctions, IWebhookFunctions } from 'n8n-workflow';
 
-import type { Delivery } from '../../delivery/shape';
+import type { Delivery } from '../../../shared/delivery';
 import { nodeKey, Slot } from '../../nodeMemory';
 import { runningGapState } from './checkState';
-import type { Taken } from '../planning/gapState';
+import type { Received, Repeating, Taken } from '../planning/gapState';
 
 /** One n8n process since it started: two processes (or two lives of one) never write into one record. */
 const INCARNATION = randomUUID();
@@ -40,27 +40,6 @@ const FORGET_AFTER_MS = 7 * 24 * 3600_000;
  * missed the check (heard at the next), or that stopped.
  */
 const REPEATING_HEARD_MS = 30_000;
-
-export interface Repeating {
-	/** The first block of the delivery, and its direction. */
-	height: number;
-	hash: string;
-	direction: 'apply' | 'rollback';
-	/** How many times in a row it came. */
-	times: number;
-	since: number;
-}
-
-/** What n8n's processes took, as one record. */
-export interface Received {
-	taken: Taken[];
-	/** The process that answered (its incarnation), when a process answered. */
-	by?: string;
-	/** The delivery that keeps coming back the most, if any does. */
-	repeating?: Repeating;
-	/** How long since the answering process took its last delivery (any, accepted), on its own clock; absent when it took none. */
-	quietMs?: number;
-}
 
 /** One process's record, as kept in `staticData.received[incarnation]`. */
 interface ProcessRecord {

@@ -32,8 +32,8 @@ import type { HooksClient } from '../../../shared/api/client';
 import type { StoredHook } from '../../hook/keptHook';
 import { nodeKey, Slot } from '../../nodeMemory';
 import type { CheckState } from './checkState';
-import { floorOf, type GapState, isGapState } from '../planning/gapState';
-import { answeredHere, keepReceived, localReceived, type Received } from './received';
+import { floorOf, type GapState, isGapState, type Received } from '../planning/gapState';
+import { answeredHere, keepReceived, localReceived } from './received';
 
 export const CHECK_HEADER = 'x-stacks-hooks-check';
 

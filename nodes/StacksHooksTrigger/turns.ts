@@ -8,8 +8,8 @@
  */
 import type { IHookFunctions, ITriggerFunctions, IWebhookFunctions } from 'n8n-workflow';
 
-import { afterTurn, isBusy, inTurn as inTurnOf } from '../../shared/turns';
-import { nodeKey } from '../nodeMemory';
+import { afterTurn, isBusy, inTurn as inTurnOf } from '../shared/turns';
+import { nodeKey } from './nodeMemory';
 
 /** Runs `work` once the node's current turn, if any, has ended (lifecycle methods wait). */
 export async function inTurn<T>(ctx: IHookFunctions | ITriggerFunctions, work: () => Promise<T>): Promise<T> {
