@@ -12,7 +12,7 @@
  */
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
-import { answerCheck, isCheck, noteOwnUrl } from '../healthCheck/channel/ownWebhook';
+import { answerCheck, isCheck } from '../healthCheck/channel/ownWebhook';
 import { noteDelivery } from '../healthCheck/channel/received';
 import { deliveryToItems, type OutputMode, type RollbackMode } from '../items/deliveryItems';
 import { handOverTestDelivery, receiveTestDelivery } from '../listening/handOver';
@@ -50,7 +50,6 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookR
 	if (ctx.getMode() === 'manual') await receiveTestDelivery(ctx);
 	else {
 		noteDelivery(ctx, shape.delivery, node);
-		noteOwnUrl(ctx);
 	}
 
 	const output = deliveryOption<OutputMode>(ctx, node, 'output', 'transaction');

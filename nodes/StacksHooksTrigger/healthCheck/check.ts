@@ -31,8 +31,8 @@ export interface CheckSettings {
 	atStartup: boolean;
 }
 
-/** What the health check has said in n8n's log, once, until it changes (tell.ts). */
-export interface Said {
+/** What the health check has said in n8n's log, once, until it changes (report.ts). */
+export interface LoggedOnce {
 	failing: boolean;
 	/** Why the last check could not know what n8n received. */
 	blind?: string;
@@ -53,7 +53,7 @@ export interface Run {
 	meta: LogMeta;
 	params: HookParameters;
 	settings: CheckSettings;
-	said: Said;
+	loggedOnce: LoggedOnce;
 	/** The checks' state in this process (channel/checkState.ts). */
 	memory: CheckState;
 	/**
@@ -91,7 +91,7 @@ export interface Checked {
 	readAt?: number;
 	/** The hook that delivers after the check, as kept in the static data (its UUID and the URL it posts to). */
 	kept?: StoredHook;
-	/** What was healed, and why: one line each in n8n's log (tell.ts). */
+	/** What was healed, and why: one line each in n8n's log (report.ts). */
 	healed?: string[];
 	/** Stopped and brought back, by this check or by the activation before it (planning/gapPlan.ts: a repair). */
 	repaired?: boolean;
@@ -162,7 +162,7 @@ export function openRun(ctx: ITriggerFunctions, closed: () => boolean = () => fa
 	const settings = readSettings(ctx);
 	const memory = checkState(ctx);
 	const stillOpen = () => !closed() && isCurrent(ctx, memory);
-	return { ctx, settings, ...whereInLog(ctx), params: hookParameters(ctx), said: { failing: false }, memory, stillOpen };
+	return { ctx, settings, ...whereInLog(ctx), params: hookParameters(ctx), loggedOnce: { failing: false }, memory, stillOpen };
 }
 
 /** The check after step 2 found the hook that delivers now; undefined when it found none (or could not look). */

@@ -2,7 +2,7 @@
  * Step 3 of a health check (run.ts): which heights the workflow may have missed (planning/gapPlan.ts,
  * from the hook as read and what n8n took), and which of them to replay now:
  * - at most the node's Catch-Up Limit in all: of a larger gap the newest heights are replayed and the
- *   older ones reported (tell.ts), to be backfilled;
+ *   older ones reported (report.ts), to be backfilled;
  * - none within SETTLED_DEPTH of the highest height evaluated: they wait for the chain to move on;
  * - at most REPLAY_PER_CHECK, and the trigger's share of the spare half of the account's rate-limit window
  *   (transport/pacing.ts), oldest first; the next check comes soon for what is left;

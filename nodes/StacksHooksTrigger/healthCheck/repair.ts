@@ -6,7 +6,7 @@
  * - deleted (by hand, or by any other client): the hook posting to this node's URL is adopted if one
  *   exists, else it is registered again;
  * - none kept (n8n killed after registering and before saving the static data): found by its URL.
- * Each repair is said once in n8n's log (tell.ts), with what was done and why. A hook that activation
+ * Each repair is said once in n8n's log (report.ts), with what was done and why. A hook that activation
  * found stopped and enabled again (n8n's start after an outage) counts as repaired by this check: what
  * it missed is still to be replayed.
  */

@@ -3,11 +3,11 @@
  * still delivers and that the workflow got every block it matched, and mends what it can by itself.
  * One check (`runCheck`) is five steps, each in a file of its own beside this one, in this order:
  *
- * 1. hear what n8n took (hear.ts), before the hook is read;
+ * 1. hear what n8n took (whatN8nTook.ts), before the hook is read;
  * 2. read the hook, and bring it back if it stopped (repair.ts);
  * 3. plan the gaps: which heights may be missing, which to replay now (plan.ts);
  * 4. keep the plan, then replay (replay.ts);
- * 5. tell the user, from what the steps found: n8n's log, and the Error Workflow once per incident (tell.ts).
+ * 5. tell the user, from what the steps found: n8n's log, and the Error Workflow once per incident (report.ts).
  *
  * Each step takes the check's object (check.ts) and returns only what it found; none calls another.
  * Below them are two folders, and neither imports a step:
@@ -27,7 +27,7 @@ import { NodeOperationError, sleep } from 'n8n-workflow';
 import { healthCheckMs } from '../hook/checkInterval';
 import { stored } from '../hook/keptHook';
 import { type Checked, type GapFindings, type HealthCheckOutcome, type Hooked, NOTHING_HEARD, openCheck, openRun, type Run, withHook } from './check';
-import { hear } from './hear';
+import { whatN8nTook } from './whatN8nTook';
 import { type Heard, internalBase } from './channel/ownWebhook';
 import type { GapOutcome } from './planning/incidents';
 import { forgetCheckState } from './channel/checkState';
@@ -35,7 +35,7 @@ import { takeLeftStopped } from '../hook/activationNotes';
 import { planGaps } from './plan';
 import { repair } from './repair';
 import { replay } from './replay';
-import { tell, tellCheckFailed } from './tell';
+import { report, reportCheckFailed } from './report';
 
 /** After n8n starts: soon, spread so that many workflows do not all call at once. */
 const STARTUP_DELAY_MS = { min: 5_000, max: 35_000 };
@@ -57,20 +57,20 @@ const CLOSE_POLL_MS = 1_000;
 export async function runCheck(run: Run): Promise<{ outcome: Checked['outcome']; gaps?: GapOutcome }> {
 	const check = await openCheck(run);
 	// 1. What n8n took, before the hook is read: the blocks counted were all evaluated before that read (planning/gapPlan.ts).
-	const heardBefore = await hear(check, check.kept);
+	const heardBefore = await whatN8nTook(check, check.kept);
 	// 2. The hook read, and brought back if it stopped; in the node's turn, so that deactivation never waits for a replay.
 	const checked = await repair(check);
 	// 3 and 4, when a hook delivers now.
 	const hooked = withHook(check, checked);
 	const found = hooked ? await closeGaps(hooked, heardBefore) : undefined;
 	// 5. What the steps found, told.
-	const gaps = tell(check, checked, found);
+	const gaps = report(check, checked, found);
 	return { outcome: checked.outcome, ...(gaps && { gaps }) };
 }
 
 /** Steps 3 and 4 for the hook that delivers now (heard now when no hook was kept before step 2 found one). */
 async function closeGaps(hooked: Hooked, heardBefore: Heard | undefined): Promise<GapFindings> {
-	const heard = heardBefore ?? (await hear(hooked, hooked.hook.kept)) ?? NOTHING_HEARD;
+	const heard = heardBefore ?? (await whatN8nTook(hooked, hooked.hook.kept)) ?? NOTHING_HEARD;
 	// 3. Which heights may be missing, and which to replay now.
 	const plan = planGaps(hooked, heard);
 	// 4. The plan kept, then the replays.
@@ -82,7 +82,7 @@ async function closeGaps(hooked: Hooked, heardBefore: Heard | undefined): Promis
 export async function checkHookHealth(ctx: ITriggerFunctions): Promise<HealthCheckOutcome> {
 	const check = await openCheck(openRun(ctx));
 	const checked = await repair(check);
-	tell(check, checked);
+	report(check, checked);
 	return checked.outcome;
 }
 
@@ -122,7 +122,7 @@ export function startHealthChecks(ctx: ITriggerFunctions): ITriggerResponse {
 		try {
 			return await runCheck(run);
 		} catch (error) {
-			tellCheckFailed(run, error as Error);
+			reportCheckFailed(run, error as Error);
 			return undefined;
 		}
 	};

@@ -248,7 +248,7 @@ async function updateInPlace(ctx: HookOwner, service: HooksClient, hook: Hook, w
 	}
 }
 
-/** Said in n8n's log when a list's hook is taken in n8n: which filters were refused, which were sent instead. */
+/** LoggedOnce in n8n's log when a list's hook is taken in n8n: which filters were refused, which were sent instead. */
 function logMatchedInN8n(ctx: HookOwner, refused: Definition, inN8n: Definition, error: NodeApiError): void {
 	const { where, meta } = whereInLog(ctx);
 	const types = [...new Set(inN8n.filters.events.map((filter) => filter.type))].join(', ');

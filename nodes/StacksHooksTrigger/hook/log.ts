@@ -1,6 +1,6 @@
 /**
  * The trigger's lines in n8n's log, each naming the node and its workflow: what was healed or found and
- * why (info). The health check says what it found in one place of its own (../healthCheck/tell.ts), from
+ * why (info). The health check says what it found in one place of its own (../healthCheck/report.ts), from
  * the same names.
  */
 import type { HookOwner } from './keptHook';

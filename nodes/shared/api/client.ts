@@ -10,10 +10,12 @@
  *
  * The trigger makes one per activation, per delivery that needs the service, and per health check.
  */
-import type { IDataObject } from 'n8n-workflow';
+import { createHash } from 'crypto';
+import type { ICredentialDataDecryptedObject, IDataObject } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 import { z } from 'zod';
 
-import { MAX_PAGE_SIZE } from '../constants';
+import { API_KEY_HEADER, CREDENTIAL_TYPE, MAX_PAGE_SIZE, type Network, NETWORKS } from '../constants';
 import {
 	type ApiStatus,
 	apiStatusSchema,
@@ -27,10 +29,9 @@ import {
 	hookSchema,
 	secretSchema,
 } from '../schemas';
-import { backgroundConnection, type Connection, getConnection } from '../transport/connection';
 import type { RequestContext } from '../transport/context';
 import { asNodeError, isNotFound } from '../transport/errors';
-import { type ApiRequest, apiRequest } from '../transport/request';
+import { type ApiRequest, apiRequest, type Connection } from '../transport/request';
 
 /** A block, by height or by index block hash. */
 export type BlockRef = { block_height: number } | { index_block_hash: string };
@@ -41,12 +42,57 @@ const hookOrNothing = z.union([hookSchema, z.unknown().transform(() => undefined
 /** Pages after the first are fetched this many at a time; the transport's pacing keeps them within the rate limit. */
 const PAGE_CONCURRENCY = 10;
 
+/** The Stacks Hooks API credential's fields, typed. The client is the one reader of the credential. */
+interface CredentialFields {
+	apiKey: string;
+	network: Network;
+	/** As typed, trimmed; empty for the network's public service. */
+	baseUrl: string;
+	consumerSecret: string;
+}
+
+const text = (value: unknown): string => (typeof value === 'string' ? value : '');
+
+function readCredential(data: ICredentialDataDecryptedObject): CredentialFields {
+	return {
+		apiKey: text(data.apiKey),
+		network: data.network === 'mainnet' ? 'mainnet' : 'testnet',
+		baseUrl: text(data.baseUrl).trim(),
+		consumerSecret: text(data.consumerSecret),
+	};
+}
+
+/**
+ * Where the calls go and for which account. `background`: for requests the trigger sends on its own
+ * schedule, outside any n8n run (the health check). n8n 2.x evaluates a credential's `authenticate`
+ * expressions in a sandbox that only a run holds ("No bridge acquired for this context"), so these
+ * requests carry the API key header themselves.
+ */
+async function connectionOf(ctx: RequestContext, background: boolean): Promise<Connection> {
+	const fields = readCredential(await ctx.getCredentials(CREDENTIAL_TYPE));
+	const baseUrl = (fields.baseUrl || NETWORKS[fields.network].baseUrl).replace(/\/+$/, '');
+	if (!/^https?:\/\/[^/]/i.test(baseUrl)) {
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`The credential's 'Base URL' (${baseUrl}) is not an http(s) address`,
+			{ description: `Leave 'Base URL' empty to use the public service, or set a full address such as ${NETWORKS.testnet.baseUrl}.` },
+		);
+	}
+	return {
+		baseUrl,
+		network: fields.network,
+		consumerSecret: fields.consumerSecret,
+		accountKey: `${baseUrl}#${createHash('sha256').update(fields.apiKey).digest('hex').slice(0, 16)}`,
+		...(background && { authHeaders: { [API_KEY_HEADER]: fields.apiKey } }),
+	};
+}
+
 export interface ConnectOptions {
 	/** The input item the calls run for: its errors name it. */
 	itemIndex?: number;
 	/**
 	 * For calls outside any n8n run, such as the health check. The requests then carry the API key
-	 * themselves (see backgroundConnection).
+	 * themselves (see connectionOf).
 	 */
 	background?: boolean;
 }
@@ -61,8 +107,7 @@ export class HooksClient {
 
 	/** A client for `ctx`, with the credential read now. */
 	static async connect(ctx: RequestContext, options: ConnectOptions = {}): Promise<HooksClient> {
-		const connection = options.background ? await backgroundConnection(ctx) : await getConnection(ctx);
-		return new HooksClient(ctx, connection, options.itemIndex);
+		return new HooksClient(ctx, await connectionOf(ctx, options.background === true), options.itemIndex);
 	}
 
 	private async send<T = undefined>(request: Omit<ApiRequest<T>, 'connection' | 'itemIndex'>): Promise<T> {

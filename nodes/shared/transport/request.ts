@@ -2,7 +2,7 @@
  * The one door to the service: every request of both nodes goes through
  * `apiRequest` (called only by the API layer, `../api/`). The URL comes from
  * the credential, `x-api-key` is added by n8n's credential machinery (by us
- * only for the trigger's background checks, see backgroundConnection; the key
+ * only for the trigger's background checks, see ../api/client.ts; the key
  * never enters a message), every request has a time limit,
  * 429s are retried with the contract's back-off, and so are the blips of a
  * service that is briefly unavailable (502/503/504, a reset or refused
@@ -14,9 +14,8 @@
 import type { IDataObject, IHttpRequestMethods, IHttpRequestOptions, IN8nHttpFullResponse } from 'n8n-workflow';
 import type { z } from 'zod';
 
-import { CREDENTIAL_TYPE, MAX_ATTEMPTS, MAX_RETRY_WAIT_SECONDS, REQUEST_TIMEOUT_MS, TRANSIENT_STATUSES } from '../constants';
+import { CREDENTIAL_TYPE, MAX_ATTEMPTS, MAX_RETRY_WAIT_SECONDS, type Network, REQUEST_TIMEOUT_MS, TRANSIENT_STATUSES } from '../constants';
 
-import { type Connection, getConnection } from './connection';
 import type { RequestContext } from './context';
 import { networkFailureOf, serviceError, unreachableError, unreadableAnswerError } from './errors';
 import { pacerFor, retryDelaySeconds } from './pacing';
@@ -32,12 +31,21 @@ export interface ApiRequest<T> {
 	/** The hook the request is about, named in a 404. */
 	hookId?: string;
 	itemIndex?: number;
-	/** Reuse a connection already read from the credential. */
-	connection?: Connection;
+	/** Where the request goes and for which account, read from the credential by the client (../api/client.ts). */
+	connection: Connection;
 }
 
-/** What every API helper takes last: the item it runs for, and a connection already read. */
-export type CallOptions = Pick<ApiRequest<unknown>, 'itemIndex' | 'connection'>;
+/** Where requests go and for which account. */
+export interface Connection {
+	baseUrl: string;
+	network: Network;
+	consumerSecret: string;
+	/** Identifies the account for pacing without keeping the key itself. */
+	accountKey: string;
+	/** Set only for requests sent outside any n8n run (../api/client.ts, connectionOf): the API key header. */
+	authHeaders?: Record<string, string>;
+}
+
 
 /**
  * Whether sending the request again, when its answer did not come or said the
@@ -75,7 +83,7 @@ export function safeToRepeat(method: IHttpRequestMethods, path: string): boolean
 
 export async function apiRequest<T = undefined>(ctx: RequestContext, request: ApiRequest<T>): Promise<T> {
 	const { method, path, schema, itemIndex } = request;
-	const connection = request.connection ?? (await getConnection(ctx));
+	const { connection } = request;
 	const { baseUrl } = connection;
 	const pacer = pacerFor(connection.accountKey);
 	const repeatable = safeToRepeat(method, path);

@@ -744,7 +744,7 @@ describe("the gap plan and the alerts, with the check's view of what arrived", (
 				expect([...world.found].filter((kind) => kind !== 'stopped' && kind !== 'dry')).toEqual([]);
 				if (stops === 0) expect(world.replayed).toBe(0);
 				expect(world.replayed).toBeLessThanOrEqual(stops * (DRY_CHECKS + 3) * (every + REORG_MARGIN));
-				// Said as what it is, once: never that the hook delivers nothing (it does), never blind (the webhook answered).
+				// LoggedOnce as what it is, once: never that the hook delivers nothing (it does), never blind (the webhook answered).
 				const begun = kindsBegun(world);
 				expect(begun.filter((kind) => kind === 'notDelivering' || kind === 'checkBlind')).toEqual([]);
 				expect(begun.filter((kind) => kind === 'notesUnheard').length).toBeLessThanOrEqual(1);

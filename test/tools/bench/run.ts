@@ -22,9 +22,10 @@
  *      not, with and without the Internal Webhook Address, and the alerts raised   (topologies.ts); ten
  *      triggers of one account through a restart of n8n, against the rate limit's floor         (fleet.ts)
  *   9. a 10,000-address watch list: in process (watchList.ts); in n8n, against a broad hook + Filter node (watchListN8n.ts)
+ *  10. n8n's memory after 10,000 deliveries and 200 activation cycles, against after the first 1,000 (memory.ts)
  *
  * Environment: BENCH_ROUNDS (rounds of part 1, default 3); BENCH_PARTS=2,3 (only those parts, for a
- * quick look; the default runs all eight). Interrupted, support's process handling kills every
+ * quick look; the default runs them all). Interrupted, support's process handling kills every
  * process this run started and removes its folders.
  */
 import * as fs from 'fs';
@@ -36,6 +37,7 @@ import { run, runError } from '../../support/n8n/process';
 import { REPO_DIR } from '../../support/paths';
 import { catchupRows } from './catchup';
 import { loadingRows } from './loading';
+import { memoryRows } from './memory';
 import { fleetRows } from './fleet';
 import { restartRows } from './restart';
 import { deliveryRows } from './n8n-delivery';
@@ -120,7 +122,7 @@ function markdown(rows: Row[], head: string[], footer: string[]): string {
 
 async function main(): Promise<number> {
 	const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
-	const only = (process.env.BENCH_PARTS ?? '1,2,3,4,5,6,7,8,9').split(',').map((p) => p.trim());
+	const only = (process.env.BENCH_PARTS ?? '1,2,3,4,5,6,7,8,9,10').split(',').map((p) => p.trim());
 	const rows: Row[] = [];
 	const errors: string[] = [];
 	const parts: Array<[string, () => Promise<Row[]>]> = [
@@ -140,6 +142,7 @@ async function main(): Promise<number> {
 		['8 health check per topology', () => topologyRows(log)],
 		['8 a fleet of triggers through a restart', () => fleetRows(log)],
 		['8 a restart, n8n\'s address unreachable', () => restartRows(log)],
+		['10 memory over a long life', () => memoryRows(log)],
 	];
 	for (const [name, measure] of parts.filter(([name]) => only.includes(name.split(' ')[0]))) {
 		log(`${name}…`);
@@ -159,7 +162,7 @@ async function main(): Promise<number> {
 		`Node ${process.version} (bench, in-process parts); n8n ${selectedN8n()} (test/support/n8n/hosts); part 6 with Debian's Redis and PostgreSQL`,
 		`Date: ${new Date().toISOString()}`,
 	];
-	const skipped = ['1', '2', '3', '4', '5', '6', '7', '8', '9'].filter((p) => !only.includes(p));
+	const skipped = ['1', '2', '3', '4', '5', '6', '7', '8', '9', '10'].filter((p) => !only.includes(p));
 	const footer = [
 		`Whole run: ${((Date.now() - started) / 1000).toFixed(0)} s.`,
 		...(skipped.length ? [`Parts skipped (BENCH_PARTS): ${skipped.join(', ')}.`] : []),

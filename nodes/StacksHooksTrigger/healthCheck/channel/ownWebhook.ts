@@ -17,23 +17,22 @@
  * mode: an internal load balancer or service in front of the webhook processes, for a main that cannot
  * reach the public address); else at the node's production webhook URL (n8n's public WEBHOOK_URL), and,
  * where that cannot be reached from inside (behind an ingress, no hairpin NAT), at the address where
- * this process itself took a delivery of the node (`noteOwnUrl`: the local end of that connection and
+ * this process itself took a delivery of the node (received.ts, `noteDelivery`: the local end of that connection and
  * the path n8n served, so a proxy's prefix or port makes no difference): in regular mode, where the
  * main takes every delivery, its own webhook, and so its notes and state kept across restarts with no
  * setting. (A main in queue mode takes none, and learns no such address.) The call is never a condition
  * for being right: in regular mode the main takes every delivery itself and counts them in memory
  * (received.ts, localReceived): `exchange` falls back on them.
- * The health check calls it twice: to hear what n8n took (../hear.ts), and to keep its plan before it
+ * The health check calls it twice: to hear what n8n took (../whatN8nTook.ts), and to keep its plan before it
  * replays (../replay.ts).
  */
 import type { IDataObject, ITriggerFunctions, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import type { HooksClient } from '../../../shared/api/client';
 import type { StoredHook } from '../../hook/keptHook';
-import { nodeKey, Slot } from '../../nodeMemory';
 import type { CheckState } from './checkState';
 import { floorOf, type GapState, isGapState, type Received } from '../planning/gapState';
-import { answeredHere, keepReceived, localReceived } from './received';
+import { answeredHere, keepReceived, localReceived, ownUrlOf } from './received';
 
 export const CHECK_HEADER = 'x-stacks-hooks-check';
 
@@ -109,24 +108,6 @@ export function checkUrl(webhookUrl: string, webhookId: string | undefined, inte
 	return `${base.origin}${base.pathname.replace(/\/+$/, '')}${from >= 0 ? path.slice(from) : path}`;
 }
 
-/**
- * Where this process took a production delivery of each node: the local address and port of that connection (its own
- * HTTP server, whatever proxy is in front) and the path n8n served it at. In memory: learned again after a restart at
- * the first delivery.
- */
-const ownUrls = new Slot<string>('where deliveries came in');
-
-/** Notes where this process took an authentic production delivery of the node (receive.ts). */
-export function noteOwnUrl(ctx: IWebhookFunctions): void {
-	const request = ctx.getRequestObject();
-	const socket = request.socket as (typeof request.socket & { encrypted?: boolean }) | undefined;
-	const port = socket?.localPort;
-	const address = socket?.localAddress?.replace(/^::ffff:(?=\d+\.)/, '');
-	const path = String(request.originalUrl ?? request.url ?? '').split('?')[0];
-	if (!port || !address || !path.startsWith('/')) return;
-	ownUrls.set(nodeKey(ctx), `${socket.encrypted ? 'https' : 'http'}://${address.includes(':') ? `[${address}]` : address}:${port}${path}`);
-}
-
 /** The main's side: one POST to its own webhook. Throws when it cannot be reached or does not answer a check. */
 export async function callOwnWebhook(ctx: ITriggerFunctions, url: string, secret: string, request: CheckRequest): Promise<CheckAnswer> {
 	const answer = (await ctx.helpers.httpRequest({
@@ -158,7 +139,7 @@ export interface Heard {
 	/** Where the webhook answered, and whether the process that answered is this one (the main). */
 	at?: string;
 	here?: true;
-	/** The webhook answered where this process took a delivery, the webhook URL having failed (`noteOwnUrl`). */
+	/** The webhook answered where this process took a delivery, the webhook URL having failed (received.ts, `ownUrlOf`). */
 	nearby?: true;
 	/** Unreachable, and this process has taken no delivery yet to call it where one came in. */
 	awaitingDelivery?: true;
@@ -230,7 +211,7 @@ async function exchangeOnce(caller: Caller, hook: StoredHook, floor: number): Pr
 	// after a start is then kept before it replays); the one that answered last first (an address that takes the
 	// connection and never answers costs the call's time-out only once).
 	const internal = internalBase(internalAddress) !== undefined;
-	const own = internal ? undefined : (ownUrls.get(nodeKey(ctx)) ?? keptVia(ctx));
+	const own = internal ? undefined : (ownUrlOf(ctx) ?? keptVia(ctx));
 	const urls = [...new Set([memory.via, url, own].filter((candidate): candidate is string => candidate !== undefined && (candidate === url || candidate === own)))];
 	const call = async (at: string, again: boolean): Promise<Received | Error> => {
 		try {

@@ -78,8 +78,35 @@ interface CheckMarks {
 	windows?: Array<{ replays?: Array<{ from: number; to: number; at: number }> }>;
 }
 
-/** Notes an accepted production delivery: no request, no I/O. `node`: ctx.getNode(), when the caller holds it. */
+/**
+ * Where this process took a production delivery of each node: the local address and port of that connection (its own
+ * HTTP server, whatever proxy is in front) and the path n8n served it at. In memory: learned again after a restart at
+ * the first delivery.
+ */
+const ownUrls = new Slot<string>('where deliveries came in');
+
+/** Notes where this process took an authentic production delivery of the node. */
+function noteOwnUrl(ctx: IWebhookFunctions): void {
+	const request = ctx.getRequestObject();
+	const socket = request.socket as (typeof request.socket & { encrypted?: boolean }) | undefined;
+	const port = socket?.localPort;
+	const address = socket?.localAddress?.replace(/^::ffff:(?=\d+\.)/, '');
+	const path = String(request.originalUrl ?? request.url ?? '').split('?')[0];
+	if (!port || !address || !path.startsWith('/')) return;
+	ownUrls.set(nodeKey(ctx), `${socket.encrypted ? 'https' : 'http'}://${address.includes(':') ? `[${address}]` : address}:${port}${path}`);
+}
+
+/** Where this process last took a production delivery of the node; undefined before the first since it started. */
+export function ownUrlOf(ctx: ITriggerFunctions): string | undefined {
+	return ownUrls.get(nodeKey(ctx));
+}
+
+/**
+ * Notes an accepted production delivery, and where it came in: no request, no I/O. `node`: ctx.getNode(), when the
+ * caller holds it.
+ */
 export function noteDelivery(ctx: IWebhookFunctions, delivery: Delivery, node?: INode): void {
+	noteOwnUrl(ctx);
 	const id = nodeKey(ctx, node);
 	let seen = memory.get(id);
 	if (!seen) memory.set(id, (seen = { taken: new Map() }));

@@ -3,7 +3,7 @@
  * matched (the hook's `occurrence_count`) with what n8n's processes took (../channel/received.ts).
  *
  * This file is pure: no request and no clock. The check (../plan.ts) gathers the inputs, keeps the state,
- * and replays what this plans. What n8n took is heard before the service is read (../hear.ts), so every
+ * and replays what this plans. What n8n took is heard before the service is read (../whatN8nTook.ts), so every
  * block counted was evaluated before that read.
  *
  * docs/nothing-missed.md explains the rules and what they assume of the service, for users and

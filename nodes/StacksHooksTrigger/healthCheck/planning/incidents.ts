@@ -33,7 +33,7 @@
  *   It states only that: the check does not infer a missed block from what it cannot see.
  *
  * Pure: `assess` holds what one check saw against the incidents the check before kept (in the check's
- * memory, kept with the gap state) and says which began and which ended; step 5 (../tell.ts) says them.
+ * memory, kept with the gap state) and says which began and which ended; step 5 (../report.ts) says them.
  */
 import type { Finding, GapState, Range, Received } from './gapState';
 
@@ -47,7 +47,7 @@ export const BLIND_CHECKS = 3;
 
 export type IncidentKind = 'notEvaluating' | 'interruptedAgain' | 'notDelivering' | 'gapOverLimit' | 'replayFailing' | 'deliveryFailing' | 'rollbackLost' | 'checkBlind' | 'gapStartUnknown' | 'notesUnheard';
 
-/** Said once when it happens; nothing to resolve afterwards (the user acts). */
+/** LoggedOnce once when it happens; nothing to resolve afterwards (the user acts). */
 const ONCE: IncidentKind[] = ['rollbackLost', 'gapStartUnknown'];
 
 export interface Incident {
@@ -82,7 +82,7 @@ export function alertsOf(state: GapState): AlertState {
 	return (state.alerts as AlertState | undefined) ?? emptyAlerts();
 }
 
-/** What the gap steps of one check found, as the user is told of it (../tell.ts puts it together). */
+/** What the gap steps of one check found, as the user is told of it (../report.ts puts it together). */
 export interface GapOutcome {
 	found: Finding[];
 	replayed: number;
@@ -177,7 +177,7 @@ export function assess(before: AlertState, facts: CheckFacts): { state: AlertSta
 		};
 	}
 	if (facts.gaps?.overLimit && facts.gaps.overLimitUnknown) {
-		// Said as what it is: not a gap found, but a hook that stopped with no record kept of what arrived before.
+		// LoggedOnce as what it is: not a gap found, but a hook that stopped with no record kept of what arrived before.
 		now.gapOverLimit = {
 			what: `${hook} had stopped delivering, and n8n kept no record of what reached the workflow before (the first start of this version, or the workflow's static data was lost): the trigger replays the newest heights of the hook's life up to the Catch-Up Limit and cannot tell whether ${range(facts.gaps.overLimit)} reached the workflow.`,
 			todo: `If the workflow needs them, Backfill ${range(facts.gaps.overLimit)} with the Stacks Hooks node (Hook > Backfill, at most 1,000 heights per item).`,

@@ -57,30 +57,30 @@ function outcomeOf({ heard, plan, replayed }: GapFindings): GapOutcome {
 
 /** What the check sees and cannot see of n8n's side, said once until it changes; what it could not do, at each check. */
 function logGaps(check: Check, gaps: GapOutcome): void {
-	const { said, where, meta } = check;
+	const { loggedOnce: logged, where, meta } = check;
 	const logger = check.ctx.logger;
-	if (gaps.blind && !said.blind) {
+	if (gaps.blind && !logged.blind) {
 		logger.warn(
 			`${where}: cannot tell which blocks reached the workflow: ${gaps.blind} (${gaps.callError ?? 'no answer'}), and this n8n process has taken none of the hook's deliveries since it started. A hook that stops is still brought back and what it missed replayed; a match lost otherwise is not found. In queue mode, set the trigger's Internal Webhook Address to where this main process reaches the webhook processes.`,
 			meta,
 		);
 	}
-	said.blind = gaps.blind;
+	logged.blind = gaps.blind;
 	// (Not before this process took a delivery: it then calls its webhook where that came in, and says so below.)
-	if (gaps.unreachable && !gaps.awaitingDelivery && !said.unreachable) {
+	if (gaps.unreachable && !gaps.awaitingDelivery && !logged.unreachable) {
 		logger.info(
 			`${where}: ${gaps.unreachable} (${gaps.callError ?? 'no answer'}). The health check counts what this n8n process took itself, which is every delivery when it runs alone (regular mode); it keeps that in memory, so a restart of n8n forgets it, with a gap not yet replayed: after one it judges only what came since, and a hook found stopped then is replayed from the service's record of where it stopped. To keep it across restarts, set the trigger's Internal Webhook Address: in regular mode to n8n's own address (such as http://localhost:5678), in queue mode to where this main process reaches the webhook processes.`,
 			meta,
 		);
 	}
-	said.unreachable = gaps.awaitingDelivery ? undefined : gaps.unreachable;
-	if (gaps.nearby && gaps.nearby !== said.nearby) {
+	logged.unreachable = gaps.awaitingDelivery ? undefined : gaps.unreachable;
+	if (gaps.nearby && gaps.nearby !== logged.nearby) {
 		logger.info(
 			`${where}: n8n's webhook URL cannot be reached from inside; the health check calls the trigger's webhook where this n8n process takes its deliveries (${gaps.nearby}), and keeps its state there across restarts.`,
 			meta,
 		);
 	}
-	said.nearby = gaps.nearby;
+	logged.nearby = gaps.nearby;
 	if (gaps.replayError) logger.warn(`${where}: the replay of missed blocks stopped (${gaps.replayError}); ${gaps.left} height(s) are left and are tried again at the next check.`, meta);
 	if (gaps.overLimit) {
 		const [from, to] = gaps.overLimit;
@@ -89,7 +89,7 @@ function logGaps(check: Check, gaps: GapOutcome): void {
 }
 
 /** Runs the Error Workflow once for each incident that began (n8n 2.x), says each that ended in n8n's log. */
-function report(check: Check, state: AlertState, began: IncidentKind[], ended: IncidentKind[], before: AlertState): void {
+function raiseIncidents(check: Check, state: AlertState, began: IncidentKind[], ended: IncidentKind[], before: AlertState): void {
 	const { ctx, where, meta } = check;
 	for (const kind of began) {
 		const incident = state.incidents[kind]!;
@@ -122,7 +122,7 @@ function alert(check: Hooked, gaps: GapOutcome): void {
 		gaps,
 	});
 	memory.state.alerts = state;
-	report(check, state, began, ended, before);
+	raiseIncidents(check, state, began, ended, before);
 }
 
 /**
@@ -130,10 +130,10 @@ function alert(check: Hooked, gaps: GapOutcome): void {
  * (step 2), and with the gap steps' findings, each gap, what the check cannot see, and the incidents. Answers the
  * gaps as one outcome.
  */
-export function tell(check: Check, checked: Checked, gapFindings?: GapFindings): GapOutcome | undefined {
-	const { ctx, said, where, meta } = check;
-	if (said.failing) ctx.logger.info(`${where}: the health check reaches the service again`, meta);
-	said.failing = false;
+export function report(check: Check, checked: Checked, gapFindings?: GapFindings): GapOutcome | undefined {
+	const { ctx, loggedOnce: logged, where, meta } = check;
+	if (logged.failing) ctx.logger.info(`${where}: the health check reaches the service again`, meta);
+	logged.failing = false;
 	for (const line of checked.healed ?? []) ctx.logger.info(`${where}: ${line}`, meta);
 	if (!gapFindings) return undefined;
 	for (const finding of gapFindings.plan.found) {
@@ -147,13 +147,13 @@ export function tell(check: Check, checked: Checked, gapFindings?: GapFindings):
 }
 
 /** A check that did not complete: said once, until one does. */
-export function tellCheckFailed(run: Run, error: Error): void {
-	if (!run.said.failing) {
+export function reportCheckFailed(run: Run, error: Error): void {
+	if (!run.loggedOnce.failing) {
 		const { where, meta } = run;
 		run.ctx.logger.warn(
 			`${where}: the health check did not complete: ${error.message}. It tries again every ${run.settings.intervalMs / 60_000} min; this is logged once until a check completes.`,
 			meta,
 		);
 	}
-	run.said.failing = true;
+	run.loggedOnce.failing = true;
 }

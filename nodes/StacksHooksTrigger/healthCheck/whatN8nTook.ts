@@ -11,7 +11,7 @@ import type { Check } from './check';
 import { exchange, type Heard } from './channel/ownWebhook';
 
 /** What n8n took of the hook `kept`; undefined when none is kept yet (n8n killed while activating: the repair finds it, then the check hears). */
-export async function hear(check: Check, kept: StoredHook | undefined): Promise<Heard | undefined> {
+export async function whatN8nTook(check: Check, kept: StoredHook | undefined): Promise<Heard | undefined> {
 	if (!kept) return undefined;
 	return await exchange(check, kept, 'gather');
 }

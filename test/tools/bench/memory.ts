@@ -1,0 +1,117 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: it runs in Node, not inside n8n (CONTRIBUTING.md, Commands) */
+/**
+ * Part 10: n8n's memory over a long life, read inside n8n's process through its inspector
+ * (test/support/n8n/inspector.ts).
+ *
+ * One workflow takes 10,000 deliveries, each of a block of its own, 10 at a time. Beside them, a second
+ * workflow is activated and deactivated 200 times: it watches a typed address list and checks its health
+ * every 3 seconds. The reference is n8n's memory after the first 1,000 deliveries; the figure is its memory
+ * after all of them and the 200 cycles. Each reading is the JavaScript heap right after a full collection,
+ * and the resident set size. A leak of the trigger's per-node memory, or of what it keeps per delivery,
+ * would show as growth.
+ *
+ * The trigger keeps at most 5,000 deliveries per node for the health check (channel/received.ts), so some
+ * growth after the first 1,000 is by design. Row 10c is a correctness check: after the cycles, the trigger
+ * keeps entries for the one workflow still active, and none for the one deactivated 200 times.
+ */
+import { randomUUID } from 'crypto';
+import { setTimeout as sleep } from 'timers/promises';
+
+import type { Execution, WorkflowJson } from '../../support/n8n/api';
+import { Inspector } from '../../support/n8n/inspector';
+import { startStack } from '../../support/n8n/stack';
+import { freePort } from '../../support/ports';
+import { blast } from './n8n-delivery';
+import { ALICE, API_KEY, BOB, delivery, SECRET } from './payloads';
+import { fmtBytes, type Row, verdict } from './util';
+
+const DELIVERIES = 10_000;
+const FIRST = 1_000;
+const CYCLES = 200;
+const CONCURRENCY = 10;
+const TRIGGER = 'n8n-nodes-stacks-hooks.stacksHooksTrigger';
+
+function triggerWorkflow(name: string, credential: { id: string; name: string }, parameters: Record<string, unknown>): WorkflowJson {
+	return {
+		name,
+		nodes: [{ id: randomUUID(), name: 'Stacks Hooks Trigger', type: TRIGGER, typeVersion: 1.1, position: [0, 0], webhookId: randomUUID(), parameters, credentials: { stacksHooksApi: credential } }],
+		connections: {},
+	};
+}
+
+/** Waits until n8n runs no execution: a reading then holds no execution's data in flight. */
+async function settled(api: { public(method: string, path: string): Promise<unknown> }): Promise<void> {
+	for (const deadline = Date.now() + 300_000; Date.now() < deadline; await sleep(500)) {
+		const page = (await api.public('GET', '/executions?status=running&limit=1')) as { data: Execution[] };
+		if (page.data.length === 0) return;
+	}
+	throw new Error('n8n still ran executions after 5 minutes');
+}
+
+export async function memoryRows(log: (msg: string) => void): Promise<Row[]> {
+	const stack = await startStack({ apiKey: API_KEY, consumerSecret: SECRET, credentialName: 'Stacks Hooks API', n8n: { inspectorPort: await freePort() } });
+	const inspector = await Inspector.connect(stack.n8n.inspectorPort!);
+	try {
+		const { n8n, emu, credential } = stack;
+		const delivering = triggerWorkflow('Bench memory: deliveries', credential, { events: { filter: [{ type: 'stx_transfer', sender: ALICE }] }, options: { healthCheckMinutes: 0 } });
+		const { id: deliveringId } = await n8n.api.createWorkflow(delivering);
+		await n8n.api.activate(deliveringId);
+		const hook = emu.hooks(API_KEY)[0];
+		const url = n8n.webhookUrl(`${delivering.nodes[0].webhookId}/webhook`);
+		const body = (height: number) => Buffer.from(JSON.stringify(delivery(hook.uuid, hook.definition.name, height, 1)));
+		const cycling = triggerWorkflow('Bench memory: activation cycles', credential, {
+			watch: 'addresses',
+			addresses: `${ALICE}\n${BOB}`,
+			watchFor: ['stxSent', 'stxReceived'],
+			output: 'event',
+			options: { healthCheckMinutes: 0.05 },
+		});
+		const { id: cyclingId } = await n8n.api.createWorkflow(cycling);
+
+		let height = 1_000_000;
+		const statuses: number[] = [];
+		const send = async (count: number) => {
+			const bodies = Array.from({ length: count }, () => body(++height));
+			statuses.push(...(await blast(n8n, url, bodies, count, CONCURRENCY, SECRET)).statuses);
+		};
+		log(`part 10: ${FIRST} deliveries`);
+		await send(FIRST);
+		await settled(n8n.api);
+		const first = await inspector.heap();
+
+		log(`part 10: ${DELIVERIES - FIRST} more deliveries and ${CYCLES} activation cycles`);
+		const perCycle = (DELIVERIES - FIRST) / CYCLES;
+		for (let cycle = 0; cycle < CYCLES; cycle++) {
+			await n8n.api.activate(cyclingId);
+			await send(perCycle);
+			await n8n.api.deactivate(cyclingId);
+		}
+		await settled(n8n.api);
+		const after = await inspector.heap();
+		const kept = await inspector.triggerMemory(n8n.userFolder);
+		const keptFor = (workflowId: string) => Object.keys(kept.nodes).filter((key) => key.startsWith(`${workflowId}\u0000`)).length;
+
+		const answered = statuses.filter((status) => status === 200).length;
+		const heapRatio = after.heapUsed / first.heapUsed;
+		const rssRatio = after.rss / first.rss;
+		const raw = `${answered} of ${statuses.length} deliveries answered 200; heap after a collection ${fmtBytes(first.heapUsed)} after ${FIRST}, ${fmtBytes(after.heapUsed)} after ${DELIVERIES} and ${CYCLES} cycles; RSS ${fmtBytes(first.rss)}, then ${fmtBytes(after.rss)}`;
+		const correct = answered === DELIVERIES && keptFor(deliveringId) === 1 && keptFor(cyclingId) === 0;
+		return [
+			{ id: '10a', what: `n8n's heap after ${DELIVERIES.toLocaleString('en')} deliveries and ${CYCLES} activation cycles`, figure: fmtBytes(after.heapUsed), reference: `${fmtBytes(first.heapUsed)} after ${FIRST.toLocaleString('en')}`, ratio: heapRatio, target: '≤ 1.10×', verdict: verdict(heapRatio <= 1.1), raw },
+			{ id: '10b', what: `n8n's RSS after ${DELIVERIES.toLocaleString('en')} deliveries and ${CYCLES} activation cycles`, figure: fmtBytes(after.rss), reference: `${fmtBytes(first.rss)} after ${FIRST.toLocaleString('en')}`, ratio: rssRatio, target: '≤ 1.10×', verdict: verdict(rssRatio <= 1.1), raw },
+			{
+				id: '10c',
+				what: 'the trigger keeps memory for active workflows only',
+				figure: `${keptFor(deliveringId)} active, ${keptFor(cyclingId)} deactivated`,
+				reference: '1 active, 0 deactivated',
+				ratio: NaN,
+				target: 'exact',
+				verdict: correct ? 'PASS' : 'FAIL',
+				raw: `${raw}; nodes kept: ${JSON.stringify(kept.nodes)}`,
+			},
+		];
+	} finally {
+		inspector.close();
+		await stack.close();
+	}
+}
