@@ -31,10 +31,11 @@ class HostWaitersFirst extends Sequencer {
 		// end together (the first waits for the host, above); the compatibility smoke test last, as it
 		// needs the other n8n versions' hosts, installed after the default one. The order is by the seconds
 		// each took in a cold fresh-clone run (its timing table, 2026-12-06): queue 363, gaps 344,
-		// trigger 257, record 211, examples 172, lifecycle.random 79, deliveries 48, install 46, compat 28.
+		// trigger 257, record 211, examples 172, lifecycle.random 79, deliveries 48, install 46, compat 28; memory,
+		// added since, takes about a minute.
 		// Longest first, each lane taking the next when it is free, ends the lanes within a short suite of
 		// each other; the order before (trigger after examples) left one lane 95 s longer than the other.
-		const ORDER = ['queue', 'gaps', 'trigger', 'record', 'examples', 'lifecycle.random', 'deliveries', 'install', 'compat'];
+		const ORDER = ['queue', 'gaps', 'trigger', 'record', 'examples', 'lifecycle.random', 'memory', 'deliveries', 'install', 'compat'];
 		const endToEnd = sorted.filter(isEndToEnd).sort(byRank(ORDER, '.e2e.test.ts', ORDER.indexOf('trigger')));
 		process.env.STACKS_HOOKS_E2E_SUITES = endToEnd.map((test) => test.path).join('\n');
 		// The fast suites that take longest first (on a fresh clone jest has no timings yet and goes by

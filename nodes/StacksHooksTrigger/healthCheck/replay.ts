@@ -8,8 +8,7 @@
  */
 import { isNotFound } from '../../shared/transport/errors';
 import type { GapPlan, Hooked, Replayed } from './check';
-import { addRange, rangeSize } from './planning/gapState';
-import { isShort } from './planning/taken';
+import { addRange, isShort, rangeSize } from './planning/windows';
 import { exchange, type Heard } from './channel/ownWebhook';
 
 export async function replay(check: Hooked, heard: Heard, plan: GapPlan): Promise<Replayed> {

@@ -39,12 +39,11 @@ import {
 	type Finding,
 	floorOf,
 	type GapState,
-	rangeSize,
 	REORG_MARGIN,
 	type Replay,
-	takeHeights,
 	type TakenDelivery,
 } from '../../../nodes/StacksHooksTrigger/healthCheck/planning/gapState';
+import { rangeSize, takeHeights } from '../../../nodes/StacksHooksTrigger/healthCheck/planning/windows';
 import { type AlertState, assess, BLIND_CHECKS, emptyAlerts, type GapOutcome, type IncidentKind } from '../../../nodes/StacksHooksTrigger/healthCheck/planning/incidents';
 import { propertyParameters, replayHint } from '../../support/properties';
 

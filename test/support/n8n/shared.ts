@@ -1,7 +1,7 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- test code: it runs in Node, not inside n8n (CONTRIBUTING.md, Commands) */
 /**
- * One running n8n for the suites of a run that only activate workflows and send them blocks (`deliveries` and
- * `examples`). A suite that tests a start, a restart, a version or a topology starts its own (stack.ts, queue.ts).
+ * One running n8n for the suites of a run that only activate workflows and send them blocks (`deliveries`,
+ * `examples` and `memory`). A suite that tests a start, a restart, a version or a topology starts its own (stack.ts, queue.ts).
  *
  * The first suite to ask starts it, with the packed package installed as for any stack (stack.ts). The others
  * find it running, in whichever jest worker they run. Each suite brings an emulator and an account of its own, with

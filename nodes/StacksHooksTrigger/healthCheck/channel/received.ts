@@ -118,7 +118,7 @@ export function noteDelivery(ctx: IWebhookFunctions, delivery: Delivery, node?: 
 		seen.lastKey = key;
 		seen.repeating = undefined;
 	}
-	// A delivery that only rolls back is kept too: a block it undid cannot be what a replay brings (../planning/taken.ts).
+	// A delivery that only rolls back is kept too: a block it undid cannot be what a replay brings (../planning/windows.ts).
 	if (applied.length === 0 && delivery.event.rollback.length === 0) return;
 	const marks = (runningGapState(id) ?? ctx.getWorkflowStaticData('node').gaps ?? {}) as CheckMarks;
 	const single = applied.length === 1 && delivery.event.rollback.length === 0 ? applied[0][0] : undefined;

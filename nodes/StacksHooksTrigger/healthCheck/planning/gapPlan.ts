@@ -11,9 +11,8 @@
  * that prove nothing. Each rule below names its case in bold, with what it rests on. The property test
  * (test/suites/engine/gapPlan.property.test.ts) holds the plan against a model of the service and n8n.
  */
-import { addRange, atLeastZero, FIRST_WINDOW_MAX, type GapState, type Observation, type Plan, type Range, REORG_MARGIN, type TakenDelivery, type Window } from './gapState';
-import { highestTaken, isShort, lowestTakenAbove, takenIn, unanswered } from './taken';
-import { add, evaluatedBy, evaluatedTop, judgeWindows, type Planning, sayDry, verifiedTo } from './windows';
+import { FIRST_WINDOW_MAX, type GapState, type Observation, type Plan, type Range, REORG_MARGIN, type TakenDelivery, type Window } from './gapState';
+import { add, addRange, atLeastZero, evaluatedBy, evaluatedTop, highestTaken, isShort, judgeWindows, lowestTakenAbove, type Planning, sayDry, takenIn, unanswered, verifiedTo } from './windows';
 
 /**
  * For a hook found deleted (no height read), the highest height known evaluated before it stopped: registered anew by

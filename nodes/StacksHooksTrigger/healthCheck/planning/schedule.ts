@@ -2,7 +2,8 @@
  * Which of a check's pending heights to replay now (the Catch-Up Limit, the settled depth, the rate limit), after the gap plan (gapPlan.ts).
  */
 import { planCheck } from './gapPlan';
-import { addRange, type GapState, type Observation, type Plan, type Range, rangeSize, type Replay, takeHeights } from './gapState';
+import type { GapState, Observation, Plan, Range, Replay } from './gapState';
+import { addRange, rangeSize, takeHeights } from './windows';
 
 /** What a check may replay now (../plan.ts gives them). */
 export interface Limits {
