@@ -3,14 +3,16 @@
  * What the trigger keeps in memory in a real n8n, read inside n8n's process through its inspector
  * (test/support/n8n/inspector.ts). The trigger keeps it per node (nodes/StacksHooksTrigger/nodeMemory.ts).
  *
- * Workflows go through n8n in rounds of 20: 2 rounds in npm test (40 activations, about a minute), and 10 with
- * FC_RUNS_FACTOR=5 (200, as bench part 10 also runs them). In each round the workflows are activated, and one block
- * reaches all of them, so each takes a delivery and runs once. Half of them watch a typed address list and
- * output one item per event. Half run a health check every 3 seconds. Before the round ends, the test sees
- * each workflow's entries in n8n's memory, so a probe that saw nothing would fail here. Then the workflows
- * are deactivated, and nothing of any of them is left. (n8n 2.x deletes only a workflow that is not active, so a
- * deletion runs the same deactivation first.)
- * A last look, after two more check intervals, makes sure no late health check brought an entry back.
+ * Workflows go through n8n in rounds of 20: one round in npm test (20 activations, about 40 s of a
+ * 2-core machine), and 10 with FC_RUNS_FACTOR=10 (200, as bench part 10 also runs them).
+ *
+ * In each round the workflows are activated, and one block reaches all of them, so each takes a delivery
+ * and runs once. Half of them watch a typed address list and output one item per event. Half run a health
+ * check every 3 seconds. Before the round ends, the test sees each workflow's entries in n8n's memory, so a
+ * probe that saw nothing would fail here. Then the workflows are deactivated, and nothing of any of them is
+ * left. (n8n 2.x deletes only a workflow that is not active, so a deletion runs the same deactivation
+ * first.) A last look, after two more check intervals, makes sure no late health check brought an entry
+ * back.
  *
  * It runs on the run's shared n8n (shared.ts), beside the suites that share it, and looks only at its own
  * workflows.
@@ -29,7 +31,7 @@ const SECRET = '3e3e0a11'.repeat(8);
 const ALICE = 'ST1PQHQKV0RJXZFY1DGX8MNSNYVE3VGZJSRTPGZGM';
 const BOB = 'ST2CY5V39NHDPWSXMW9QDT3HC3GD6Q6XX4CFRK9AG';
 /** Each round is 20 activations and deactivations, about 30 s of a shared 2-core machine. */
-const ROUNDS = propertyParameters(2).numRuns!;
+const ROUNDS = propertyParameters(1).numRuns!;
 const PER_ROUND = 20;
 /** How often the checking half runs its health check: every 3 seconds. */
 const CHECK_MINUTES = 0.05;
