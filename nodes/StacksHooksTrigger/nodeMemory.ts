@@ -50,11 +50,7 @@ export class Slot<T> {
 
 	/** Removes every node's entry that `stale` holds true of: for entries that outlive no minute, whatever the node. */
 	deleteWhere(stale: (value: T) => boolean): void {
-		for (const key of [...nodes.keys()]) if (this.has(key) && stale(this.get(key) as T)) this.delete(key);
-	}
-
-	has(key: string): boolean {
-		return nodes.get(key)?.has(this) ?? false;
+		for (const [key, entries] of nodes) if (entries.has(this) && stale(entries.get(this) as T)) this.delete(key);
 	}
 
 	/** The node's entry, removed as it is read. */

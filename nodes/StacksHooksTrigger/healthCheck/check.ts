@@ -11,6 +11,7 @@ import { atStartup, healthCheckMs } from '../hook/checkInterval';
 import { stored, type StoredHook } from '../hook/keptHook';
 import { type HookParameters, hookParameters } from '../hook/lifecycle';
 import { type LogMeta, whereInLog } from '../hook/log';
+import { nodeKey } from '../nodeMemory';
 import { checkState, type CheckState, isCurrent } from './channel/checkState';
 import type { Counts } from './planning/gapState';
 import { DEFAULT_STALL_MINUTES } from './planning/incidents';
@@ -161,7 +162,9 @@ export function readSettings(ctx: ITriggerFunctions): CheckSettings {
 export function openRun(ctx: ITriggerFunctions, closed: () => boolean = () => false): Run {
 	const settings = readSettings(ctx);
 	const memory = checkState(ctx);
-	const stillOpen = () => !closed() && isCurrent(ctx, memory);
+	// The node's key once: the loop asks each second, and each getNode() copies the whole node.
+	const key = nodeKey(ctx);
+	const stillOpen = () => !closed() && isCurrent(key, memory);
 	return { ctx, settings, ...whereInLog(ctx), params: hookParameters(ctx), loggedOnce: { failing: false }, memory, stillOpen };
 }
 

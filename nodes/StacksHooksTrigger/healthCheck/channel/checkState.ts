@@ -51,11 +51,11 @@ export function forgetCheckState(ctx: ITriggerFunctions): void {
 }
 
 /**
- * Whether `state` is still the node's: false once the workflow was deactivated (the lifecycle's delete forgets
+ * Whether `state` is still the node `key`'s (../../nodeMemory.ts): false once the workflow was deactivated (the lifecycle's delete forgets
  * the node) or n8n closed the trigger. A check then neither repairs nor replays, and the loop ends.
  */
-export function isCurrent(ctx: ITriggerFunctions, state: CheckState): boolean {
-	return states.get(nodeKey(ctx)) === state;
+export function isCurrent(key: string, state: CheckState): boolean {
+	return states.get(key) === state;
 }
 
 /** The gap state of the check this process runs for the node (nodeKey), if it runs one. */
