@@ -61,6 +61,13 @@ export interface GapFaults {
 	 * and is brought back: the rest of the gap must still come (the plan kept before the replays began).
 	 */
 	restartWhileReplaying?: boolean;
+	/**
+	 * Set: the outage waits until this resolves, once the check has kept its state where a restart finds it (the static
+	 * data, through the trigger's webhook), as for a hook that has run for a while. Where n8n cannot reach its public
+	 * address, the check finds that webhook only where a delivery came in since n8n started; a kill before that loses
+	 * what the check knew, which docs/nothing-missed.md says and the Error Workflow is told.
+	 */
+	stateKept?: () => Promise<void>;
 }
 
 export interface GapResult {
@@ -207,6 +214,7 @@ export async function runGapSequence(
 	for (const [index, step] of script.steps.entries()) {
 		if (index === outageAt) {
 			await stream.sent();
+			await opts.faults.stateKept?.();
 			const killedAt = Date.now();
 			await opts.faults.down();
 			downSince = Date.now();
@@ -338,7 +346,12 @@ export function gapSeeds(base: number, count: number): number[] {
 /** What the trigger told the user: the workflow's failed executions (n8n 2.x's saveFailedExecution), each with its message and when. */
 export async function alertsOf(n8n: N8nInstance, workflowId: string): Promise<Array<{ at: number; message: string }>> {
 	const failed = await n8n.api.executions({ workflowId, status: 'error', includeData: true });
-	return failed.map((run) => ({ at: Date.parse(run.startedAt), message: String(run.data?.resultData?.error?.message ?? '') }));
+	return failed.map((run) => {
+		// A trigger's alert is saved with stoppedAt alone (api.ts, Execution): without it no alert would ever fall in a tail.
+		const at = Date.parse(run.stoppedAt ?? run.startedAt ?? '');
+		if (!Number.isFinite(at)) throw new Error(`execution ${run.id} of workflow ${workflowId} has no time: startedAt ${run.startedAt}, stoppedAt ${run.stoppedAt}`);
+		return { at, message: String(run.data?.resultData?.error?.message ?? '') };
+	});
 }
 
 export interface TailResult {

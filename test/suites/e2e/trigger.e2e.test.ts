@@ -526,7 +526,7 @@ describe('Listening for a test event in the editor', () => {
 		const [execution] = await n8n.api.waitForExecutions(id, 1, { timeoutMs: 10_000 });
 		// The editor has its answer ("listening") before the test execution starts: the other way round,
 		// it would go on showing "Listening for test event" after the output had come.
-		expect(Date.parse(execution.startedAt)).toBeGreaterThan(answered);
+		expect(Date.parse(execution.startedAt ?? '')).toBeGreaterThan(answered);
 		const seconds = (Date.now() - started) / 1000;
 		console.log(`Sample Block: listening to test execution in ${seconds.toFixed(1)} s`);
 		expect(seconds).toBeLessThan(10);

@@ -71,7 +71,8 @@ export interface Execution {
 	finished: boolean;
 	mode: string;
 	status: ExecutionStatus;
-	startedAt: string;
+	/** Null for a failed execution a trigger saved (saveFailedExecution: n8n 2.41.3's createErrorExecution sets only stoppedAt). */
+	startedAt: string | null;
 	stoppedAt: string | null;
 	workflowId: string;
 	data?: {
