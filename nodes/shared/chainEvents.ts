@@ -270,7 +270,22 @@ export function eventMatches(filter: EventFilter, event: ChainEvent, tx: ChainTr
 	}
 }
 
+/** Does any of the filters (they are OR-ed) select this event of the transaction? A loop, as it runs for every event. */
+export function anyFilterMatches(filters: readonly EventFilter[], event: ChainEvent, tx: ChainTransaction): boolean {
+	for (let f = 0; f < filters.length; f++) if (eventMatches(filters[f], event, tx)) return true;
+	return false;
+}
+
+/** For a print: the public function whose call printed it (its transaction's call), or null. */
+export function printingFunction(tx: ChainTransaction): string | null {
+	const { operations } = tx;
+	for (let i = 0; i < operations.length; i++) {
+		if (operations[i].type === 'contract_call') return textOf(asRecord(operations[i].metadata)?.function_name) ?? null;
+	}
+	return null;
+}
+
 /** Does any of the filters (they are OR-ed) select any event of the transaction? */
 export function transactionMatches(filters: readonly EventFilter[], tx: ChainTransaction): boolean {
-	return transactionEvents(tx).some((event) => filters.some((filter) => eventMatches(filter, event, tx)));
+	return transactionEvents(tx).some((event) => anyFilterMatches(filters, event, tx));
 }

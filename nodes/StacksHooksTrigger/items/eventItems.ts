@@ -7,7 +7,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { asRecord, type ChainEvent, eventMatches, movedValue, textOf, transactionEvents } from '../../shared/chainEvents';
+import { anyFilterMatches, asRecord, type ChainEvent, movedValue, printingFunction, textOf, transactionEvents } from '../../shared/chainEvents';
 import { readArguments, readSentValue } from '../../shared/clarity/sent';
 import { eventIdOf } from './itemIds';
 import type { DeliveredTransaction } from '../../shared/delivery';
@@ -87,15 +87,6 @@ function eventItem(head: ItemHead, tx: DeliveredTransaction, event: ChainEvent, 
 	};
 }
 
-/** For a print: the public function whose call printed it (its transaction's call), or null. */
-function printingFunction(tx: DeliveredTransaction): string | null {
-	const { operations } = tx;
-	for (let i = 0; i < operations.length; i++) {
-		if (operations[i].type === 'contract_call') return textOf(asRecord(operations[i].metadata)?.function_name) ?? null;
-	}
-	return null;
-}
-
 /**
  * Appends to `items` the transaction's events that the trigger watches, in operation order: those any of its
  * filters selects or, for a watch list, those about a listed address, each item naming them (`watched`).
@@ -104,20 +95,10 @@ export function pushEventItems(items: IDataObject[], head: ItemHead, tx: Deliver
 	const events = transactionEvents(tx);
 	for (let e = 0; e < events.length; e++) {
 		const event = events[e];
-		if (list) {
-			const watched = list.of(event, tx);
-			if (watched.length > 0) {
-				const item = eventItem(head, tx, event, e);
-				item.watched = watched as unknown as IDataObject[];
-				items.push(item);
-			}
-			continue;
-		}
-		for (let f = 0; f < filters.length; f++) {
-			if (eventMatches(filters[f], event, tx)) {
-				items.push(eventItem(head, tx, event, e));
-				break;
-			}
-		}
+		const watched = list?.of(event, tx);
+		if (watched ? watched.length === 0 : !anyFilterMatches(filters, event, tx)) continue;
+		const item = eventItem(head, tx, event, e);
+		if (watched) item.watched = watched as unknown as IDataObject[];
+		items.push(item);
 	}
 }
