@@ -160,8 +160,12 @@ interface Model {
 	secrets: string[];
 	/** The secret whose digest n8n's saved static data holds (the trigger accepts it without asking). */
 	kept: string | undefined;
-	/** When a delivery last made the trigger read the secret (this process's clock). */
-	lastReadAt: number;
+	/**
+	 * When a delivery last made the trigger read the secret (this process's clock), as the two records the trigger keeps of
+	 * it: the saved static data's (lost with it), and this process's memory (forgotten when the workflow is deactivated:
+	 * nodeMemory.ts; kept by Restart, which here stands for n8n's start in the same process). Either one holds a read back.
+	 */
+	lastReadAt: { saved: number; inMemory: number };
 	/** Armed for the next step that calls the trigger. */
 	fault: Fault | undefined;
 }
@@ -271,8 +275,10 @@ const hookMethod = (r: Real, method: 'checkExists' | 'create' | 'delete', static
  * clearWebhooks(): delete() on a workflow loaded from the database (its saved static data), which is saved
  * again when delete() succeeded. Errors are logged, not raised, by every caller modelled here.
  */
-async function n8nClearsWebhooks(r: Real, step: Step, parameters: INodeParameters): Promise<boolean> {
+async function n8nClearsWebhooks(m: Model, r: Real, step: Step, parameters: INodeParameters): Promise<boolean> {
 	const loaded = clone(r.persisted);
+	// delete() forgets what this process kept of the node, whether or not the service answered (lifecycle.ts, remove).
+	m.lastReadAt.inMemory = -Infinity;
 	const ok = await attempt(step, () => hookMethod(r, 'delete', loaded, parameters));
 	if (ok) r.persisted = loaded;
 	return ok;
@@ -285,7 +291,7 @@ async function n8nClearsWebhooks(r: Real, step: Step, parameters: INodeParameter
  * with remove(), i.e. clearWebhooks() once more, and leaves the workflow inactive; at start-up ('init') the
  * activation is queued to be tried again.
  */
-async function n8nActivates(r: Real, step: Step, parameters: INodeParameters, how: 'activate' | 'update' | 'init', checksOn = false): Promise<{ ok: boolean; hook: HookKnowledge }> {
+async function n8nActivates(m: Model, r: Real, step: Step, parameters: INodeParameters, how: 'activate' | 'update' | 'init', checksOn = false): Promise<{ ok: boolean; hook: HookKnowledge }> {
 	const memory = clone(r.persisted);
 	const ok = await attempt(step, async () => {
 		const activation = how === 'init' ? 'init' : 'activate';
@@ -295,8 +301,8 @@ async function n8nActivates(r: Real, step: Step, parameters: INodeParameters, ho
 		if (!(await hookMethod(r, 'checkExists', memory, seen, 'trigger', activation))) await hookMethod(r, 'create', memory, seen, 'trigger', activation);
 	});
 	if (!ok) {
-		let cleared = await n8nClearsWebhooks(r, step, parameters);
-		if (how !== 'init') cleared = (await n8nClearsWebhooks(r, step, parameters)) || cleared;
+		let cleared = await n8nClearsWebhooks(m, r, step, parameters);
+		if (how !== 'init') cleared = (await n8nClearsWebhooks(m, r, step, parameters)) || cleared;
 		r.memory = undefined;
 		r.trigger = undefined;
 		// A delete() that succeeded leaves nothing behind of the failed activation.
@@ -408,7 +414,7 @@ class Activate extends LifecycleStep {
 	}
 
 	protected async act(m: Model, r: Real, step: Step) {
-		modelActivation(m, await n8nActivates(r, step, parametersOf(m.events, m.options), 'activate'));
+		modelActivation(m, await n8nActivates(m, r, step, parametersOf(m.events, m.options), 'activate'));
 	}
 }
 
@@ -433,9 +439,9 @@ class Deactivate extends LifecycleStep {
 	protected async act(m: Model, r: Real, step: Step) {
 		const parameters = parametersOf(m.events, m.options);
 		let cleared: boolean;
-		if (this.healthCheck === 'none') cleared = await n8nClearsWebhooks(r, step, parameters);
-		else if (this.healthCheck === 'just before') [, cleared] = await Promise.all([healthCheck(r, step), n8nClearsWebhooks(r, step, parameters)]);
-		else [cleared] = await Promise.all([n8nClearsWebhooks(r, step, parameters), healthCheck(r, step)]);
+		if (this.healthCheck === 'none') cleared = await n8nClearsWebhooks(m, r, step, parameters);
+		else if (this.healthCheck === 'just before') [, cleared] = await Promise.all([healthCheck(r, step), n8nClearsWebhooks(m, r, step, parameters)]);
+		else [cleared] = await Promise.all([n8nClearsWebhooks(m, r, step, parameters), healthCheck(r, step)]);
 		m.active = false;
 		m.running = false;
 		r.memory = undefined;
@@ -472,11 +478,12 @@ class Restart extends LifecycleStep {
 		if (this.lost) {
 			r.persisted = {};
 			m.kept = undefined;
+			m.lastReadAt.saved = -Infinity;
 		}
 		const stoppedBefore = m.hook === 'stopped';
 		// A check that failed before (TimePasses) left it unknown: stopped still, or not.
 		const unknownBefore = m.hook === 'unknown';
-		const { ok, hook } = await n8nActivates(r, step, parametersOf(m.events, m.options), 'init', this.checksOn);
+		const { ok, hook } = await n8nActivates(m, r, step, parametersOf(m.events, m.options), 'init', this.checksOn);
 		m.running = ok;
 		m.hook = hook;
 		if (!ok) return;
@@ -521,12 +528,12 @@ class Edit extends LifecycleStep {
 	}
 
 	protected async act(m: Model, r: Real, step: Step) {
-		await n8nClearsWebhooks(r, step, parametersOf(m.events, m.options));
+		await n8nClearsWebhooks(m, r, step, parametersOf(m.events, m.options));
 		r.memory = undefined;
 		r.trigger = undefined;
 		m.events = this.events;
 		m.options = this.options;
-		modelActivation(m, await n8nActivates(r, step, parametersOf(m.events, m.options), 'update'));
+		modelActivation(m, await n8nActivates(m, r, step, parametersOf(m.events, m.options), 'update'));
 	}
 }
 
@@ -631,7 +638,7 @@ class Deliver extends LifecycleStep {
 		}
 		// The trigger reads the secret again for a delivery that does not match, at most once a minute.
 		const matches = presented !== undefined && presented === m.kept;
-		const reads = !matches && now() - m.lastReadAt >= MINUTE;
+		const reads = !matches && now() - Math.max(m.lastReadAt.saved, m.lastReadAt.inMemory) >= MINUTE;
 		if (!fault) {
 			if (matches || (reads && presented === current(m))) expect(accepted).toBe(true);
 			if (reads) m.kept = current(m);
@@ -639,7 +646,7 @@ class Deliver extends LifecycleStep {
 			// The read may have failed: the model takes what n8n saved.
 			m.kept = [current(m), m.kept].find((secret) => digestOf(secret) === keptDigest(r.persisted));
 		}
-		if (reads) m.lastReadAt = now();
+		if (reads) m.lastReadAt = { saved: now(), inMemory: now() };
 	}
 }
 
@@ -742,7 +749,7 @@ class TimePasses extends LifecycleStep {
 			// Whatever happened to it at the service, the hook delivers again.
 			m.hook = 'ok';
 		} else if (m.active) {
-			const { ok, hook } = await n8nActivates(r, step, parametersOf(m.events, m.options), 'init');
+			const { ok, hook } = await n8nActivates(m, r, step, parametersOf(m.events, m.options), 'init');
 			m.running = ok;
 			m.hook = hook;
 			if (ok) m.kept = current(m);
@@ -815,7 +822,7 @@ async function setup(): Promise<{ model: Model; real: Real }> {
 	const workflowId = `lifecycle${++workflows}`;
 	stats.sequences++;
 	return {
-		model: { active: false, running: false, events: 0, options: 0, hook: 'none', secrets: [CONSUMER_SECRET], kept: undefined, lastReadAt: -Infinity, fault: undefined },
+		model: { active: false, running: false, events: 0, options: 0, hook: 'none', secrets: [CONSUMER_SECRET], kept: undefined, lastReadAt: { saved: -Infinity, inMemory: -Infinity }, fault: undefined },
 		real: { workflowId, persisted: {}, memory: undefined, trigger: undefined, others: othersNow() },
 	};
 }
