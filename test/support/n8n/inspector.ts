@@ -25,6 +25,10 @@ export interface HeapFigures {
 	heapUsed: number;
 	/** The process's resident set size, in bytes. */
 	rss: number;
+	/** What V8 holds for the JavaScript heap, used or not, in bytes: V8 seldom gives it back. */
+	heapTotal: number;
+	/** Memory outside the heap that JavaScript objects hold (Buffers and the like), in bytes. */
+	external: number;
 }
 
 /** One session with the inspector of the n8n listening for it on `port`. */
@@ -86,8 +90,8 @@ export class Inspector {
 	async heap(): Promise<HeapFigures> {
 		await this.send('HeapProfiler.collectGarbage');
 		const { usedSize } = await this.send<{ usedSize: number }>('Runtime.getHeapUsage');
-		const rss = await this.evaluate<number>('process.memoryUsage().rss');
-		return { heapUsed: usedSize, rss };
+		const { rss, heapTotal, external } = await this.evaluate<{ rss: number; heapTotal: number; external: number }>('process.memoryUsage()');
+		return { heapUsed: usedSize, rss, heapTotal, external };
 	}
 
 	close(): void {

@@ -13,13 +13,18 @@
  * The trigger keeps at most 5,000 deliveries per node for the health check (channel/received.ts), so some
  * growth after the first 1,000 is by design. Row 10c is a correctness check: after the cycles, the trigger
  * keeps entries for the one workflow still active, and none for the one deactivated 200 times.
+ *
+ * Row 10d sets 10b beside n8n itself: n8n's own Webhook node, in an n8n of its own, goes through the same
+ * schedule with the same bodies. The RSS holds memory V8 reserved and does not give back, and native memory
+ * (TLS, the database); each side's figures of both are in the raw lines.
  */
 import { randomUUID } from 'crypto';
 import { setTimeout as sleep } from 'timers/promises';
 
 import type { Execution, WorkflowJson } from '../../support/n8n/api';
-import { Inspector } from '../../support/n8n/inspector';
-import { startStack } from '../../support/n8n/stack';
+import { type HeapFigures, Inspector } from '../../support/n8n/inspector';
+import type { N8nInstance } from '../../support/n8n/instance';
+import { type Stack, startStack } from '../../support/n8n/stack';
 import { freePort } from '../../support/ports';
 import { blast } from './n8n-delivery';
 import { ALICE, API_KEY, BOB, delivery, SECRET } from './payloads';
@@ -48,17 +53,59 @@ async function settled(api: { public(method: string, path: string): Promise<unkn
 	throw new Error('n8n still ran executions after 5 minutes');
 }
 
-export async function memoryRows(log: (msg: string) => void): Promise<Row[]> {
+/** What one n8n went through: its memory after the first deliveries and after all of them with the cycles, and every answer's status. */
+interface Life {
+	first: HeapFigures;
+	after: HeapFigures;
+	statuses: number[];
+}
+
+/**
+ * The schedule each side goes through: FIRST deliveries to `url`, a reading; then the rest, with the workflow `cyclingId`
+ * activated and deactivated CYCLES times among them, and a reading.
+ */
+async function live(n8n: N8nInstance, inspector: Inspector, url: string, body: (height: number) => Buffer, cyclingId: string, log: (msg: string) => void): Promise<Life> {
+	let height = 1_000_000;
+	const statuses: number[] = [];
+	const send = async (count: number) => {
+		const bodies = Array.from({ length: count }, () => body(++height));
+		statuses.push(...(await blast(n8n, url, bodies, count, CONCURRENCY, SECRET)).statuses);
+	};
+	log(`part 10: ${FIRST} deliveries`);
+	await send(FIRST);
+	await settled(n8n.api);
+	const first = await inspector.heap();
+	log(`part 10: ${DELIVERIES - FIRST} more deliveries and ${CYCLES} activation cycles`);
+	const perCycle = (DELIVERIES - FIRST) / CYCLES;
+	for (let cycle = 0; cycle < CYCLES; cycle++) {
+		await n8n.api.activate(cyclingId);
+		await send(perCycle);
+		await n8n.api.deactivate(cyclingId);
+	}
+	await settled(n8n.api);
+	return { first, after: await inspector.heap(), statuses };
+}
+
+/** An n8n with its inspector, for `work`, stopped afterwards. */
+async function withN8n<T>(work: (stack: Stack, inspector: Inspector) => Promise<T>): Promise<T> {
 	const stack = await startStack({ apiKey: API_KEY, consumerSecret: SECRET, credentialName: 'Stacks Hooks API', n8n: { inspectorPort: await freePort() } });
 	const inspector = await Inspector.connect(stack.n8n.inspectorPort!);
 	try {
-		const { n8n, emu, credential } = stack;
+		return await work(stack, inspector);
+	} finally {
+		inspector.close();
+		await stack.close();
+	}
+}
+
+/** The trigger's side: one workflow takes the deliveries, the other, watching a typed list and checking its health, cycles. */
+async function triggerLife(log: (msg: string) => void): Promise<Life & { keptFor: (workflowId: string) => number; deliveringId: string; cyclingId: string; kept: string }> {
+	return await withN8n(async ({ n8n, emu, credential }, inspector) => {
 		const delivering = triggerWorkflow('Bench memory: deliveries', credential, { events: { filter: [{ type: 'stx_transfer', sender: ALICE }] }, options: { healthCheckMinutes: 0 } });
 		const { id: deliveringId } = await n8n.api.createWorkflow(delivering);
 		await n8n.api.activate(deliveringId);
 		const hook = emu.hooks(API_KEY)[0];
 		const url = n8n.webhookUrl(`${delivering.nodes[0].webhookId}/webhook`);
-		const body = (height: number) => Buffer.from(JSON.stringify(delivery(hook.uuid, hook.definition.name, height, 1)));
 		const cycling = triggerWorkflow('Bench memory: activation cycles', credential, {
 			watch: 'addresses',
 			addresses: `${ALICE}\n${BOB}`,
@@ -67,51 +114,66 @@ export async function memoryRows(log: (msg: string) => void): Promise<Row[]> {
 			options: { healthCheckMinutes: 0.05 },
 		});
 		const { id: cyclingId } = await n8n.api.createWorkflow(cycling);
-
-		let height = 1_000_000;
-		const statuses: number[] = [];
-		const send = async (count: number) => {
-			const bodies = Array.from({ length: count }, () => body(++height));
-			statuses.push(...(await blast(n8n, url, bodies, count, CONCURRENCY, SECRET)).statuses);
-		};
-		log(`part 10: ${FIRST} deliveries`);
-		await send(FIRST);
-		await settled(n8n.api);
-		const first = await inspector.heap();
-
-		log(`part 10: ${DELIVERIES - FIRST} more deliveries and ${CYCLES} activation cycles`);
-		const perCycle = (DELIVERIES - FIRST) / CYCLES;
-		for (let cycle = 0; cycle < CYCLES; cycle++) {
-			await n8n.api.activate(cyclingId);
-			await send(perCycle);
-			await n8n.api.deactivate(cyclingId);
-		}
-		await settled(n8n.api);
-		const after = await inspector.heap();
+		const life = await live(n8n, inspector, url, (height) => Buffer.from(JSON.stringify(delivery(hook.uuid, hook.definition.name, height, 1))), cyclingId, log);
 		const kept = await inspector.triggerMemory(n8n.userFolder);
 		const keptFor = (workflowId: string) => Object.keys(kept.nodes).filter((key) => key.startsWith(`${workflowId}\u0000`)).length;
+		return { ...life, keptFor, deliveringId, cyclingId, kept: JSON.stringify(kept.nodes) };
+	});
+}
 
-		const answered = statuses.filter((status) => status === 200).length;
-		const heapRatio = after.heapUsed / first.heapUsed;
-		const rssRatio = after.rss / first.rss;
-		const raw = `${answered} of ${statuses.length} deliveries answered 200; heap after a collection ${fmtBytes(first.heapUsed)} after ${FIRST}, ${fmtBytes(after.heapUsed)} after ${DELIVERIES} and ${CYCLES} cycles; RSS ${fmtBytes(first.rss)}, then ${fmtBytes(after.rss)}`;
-		const correct = answered === DELIVERIES && keptFor(deliveringId) === 1 && keptFor(cyclingId) === 0;
-		return [
-			{ id: '10a', what: `n8n's heap after ${DELIVERIES.toLocaleString('en')} deliveries and ${CYCLES} activation cycles`, figure: fmtBytes(after.heapUsed), reference: `${fmtBytes(first.heapUsed)} after ${FIRST.toLocaleString('en')}`, ratio: heapRatio, target: '≤ 1.10×', verdict: verdict(heapRatio <= 1.1), raw },
-			{ id: '10b', what: `n8n's RSS after ${DELIVERIES.toLocaleString('en')} deliveries and ${CYCLES} activation cycles`, figure: fmtBytes(after.rss), reference: `${fmtBytes(first.rss)} after ${FIRST.toLocaleString('en')}`, ratio: rssRatio, target: '≤ 1.10×', verdict: verdict(rssRatio <= 1.1), raw },
-			{
-				id: '10c',
-				what: 'the trigger keeps memory for active workflows only',
-				figure: `${keptFor(deliveringId)} active, ${keptFor(cyclingId)} deactivated`,
-				reference: '1 active, 0 deactivated',
-				ratio: NaN,
-				target: 'exact',
-				verdict: correct ? 'PASS' : 'FAIL',
-				raw: `${raw}; nodes kept: ${JSON.stringify(kept.nodes)}`,
-			},
-		];
-	} finally {
-		inspector.close();
-		await stack.close();
-	}
+/** n8n's own Webhook node, in an n8n of its own, through the same schedule with the same bodies: how much n8n grows by itself. */
+async function webhookLife(log: (msg: string) => void): Promise<Life> {
+	return await withN8n(async ({ n8n }, inspector) => {
+		const webhook = (name: string, path: string): WorkflowJson => ({
+			name,
+			nodes: [{ id: randomUUID(), name: 'Webhook', type: 'n8n-nodes-base.webhook', typeVersion: 2, position: [0, 0], webhookId: randomUUID(), parameters: { httpMethod: 'POST', path, responseMode: 'onReceived', options: {} } }],
+			connections: {},
+		});
+		const { id: deliveringId } = await n8n.api.createWorkflow(webhook('Bench memory: Webhook deliveries', 'bench-memory'));
+		await n8n.api.activate(deliveringId);
+		const { id: cyclingId } = await n8n.api.createWorkflow(webhook('Bench memory: Webhook cycles', 'bench-memory-cycles'));
+		const body = (height: number) => Buffer.from(JSON.stringify(delivery(randomUUID(), 'bench', height, 1)));
+		return await live(n8n, inspector, n8n.webhookUrl('bench-memory'), body, cyclingId, (msg) => log(`${msg} (n8n's Webhook node)`));
+	});
+}
+
+const figures = (life: Life) =>
+	`heap after a collection ${fmtBytes(life.first.heapUsed)} after ${FIRST}, ${fmtBytes(life.after.heapUsed)} after ${DELIVERIES} and ${CYCLES} cycles; ` +
+	`RSS ${fmtBytes(life.first.rss)}, then ${fmtBytes(life.after.rss)}; V8's heap reserved ${fmtBytes(life.first.heapTotal)}, then ${fmtBytes(life.after.heapTotal)}; ` +
+	`external ${fmtBytes(life.first.external)}, then ${fmtBytes(life.after.external)}`;
+
+export async function memoryRows(log: (msg: string) => void): Promise<Row[]> {
+	const trigger = await triggerLife(log);
+	const webhook = await webhookLife(log);
+	const answered = trigger.statuses.filter((status) => status === 200).length;
+	const webhookAnswered = webhook.statuses.filter((status) => status === 200).length;
+	const heapRatio = trigger.after.heapUsed / trigger.first.heapUsed;
+	const rssRatio = trigger.after.rss / trigger.first.rss;
+	const webhookRss = webhook.after.rss / webhook.first.rss;
+	const raw = `${answered} of ${trigger.statuses.length} deliveries answered 200; ${figures(trigger)}`;
+	const correct = answered === DELIVERIES && trigger.keptFor(trigger.deliveringId) === 1 && trigger.keptFor(trigger.cyclingId) === 0;
+	return [
+		{ id: '10a', what: `n8n's heap after ${DELIVERIES.toLocaleString('en')} deliveries and ${CYCLES} activation cycles`, figure: fmtBytes(trigger.after.heapUsed), reference: `${fmtBytes(trigger.first.heapUsed)} after ${FIRST.toLocaleString('en')}`, ratio: heapRatio, target: '≤ 1.10×', verdict: verdict(heapRatio <= 1.1), raw },
+		{ id: '10b', what: `n8n's RSS after ${DELIVERIES.toLocaleString('en')} deliveries and ${CYCLES} activation cycles`, figure: fmtBytes(trigger.after.rss), reference: `${fmtBytes(trigger.first.rss)} after ${FIRST.toLocaleString('en')}`, ratio: rssRatio, target: '≤ 1.10×', verdict: verdict(rssRatio <= 1.1), raw },
+		{
+			id: '10c',
+			what: 'the trigger keeps memory for active workflows only',
+			figure: `${trigger.keptFor(trigger.deliveringId)} active, ${trigger.keptFor(trigger.cyclingId)} deactivated`,
+			reference: '1 active, 0 deactivated',
+			ratio: NaN,
+			target: 'exact',
+			verdict: correct ? 'PASS' : 'FAIL',
+			raw: `${raw}; nodes kept: ${trigger.kept}`,
+		},
+		{
+			id: '10d',
+			what: `10b's RSS growth against n8n's own Webhook node's, the same schedule in an n8n of its own`,
+			figure: `${rssRatio.toFixed(2)}×`,
+			reference: `${webhookRss.toFixed(2)}× (${fmtBytes(webhook.first.rss)}, then ${fmtBytes(webhook.after.rss)})`,
+			ratio: rssRatio / webhookRss,
+			target: '≤ 1.10×',
+			verdict: verdict(rssRatio / webhookRss <= 1.1 && webhookAnswered === DELIVERIES),
+			raw: `n8n's Webhook node: ${webhookAnswered} of ${webhook.statuses.length} answered 200; ${figures(webhook)}`,
+		},
+	];
 }
