@@ -99,7 +99,7 @@ async function withN8n<T>(work: (stack: Stack, inspector: Inspector) => Promise<
 }
 
 /** The trigger's side: one workflow takes the deliveries, the other, watching a typed list and checking its health, cycles. */
-async function triggerLife(log: (msg: string) => void): Promise<Life & { keptFor: (workflowId: string) => number; deliveringId: string; cyclingId: string; kept: string }> {
+async function triggerLife(log: (msg: string) => void): Promise<Life & { kept: { active: number; deactivated: number; nodes: string } }> {
 	return await withN8n(async ({ n8n, emu, credential }, inspector) => {
 		const delivering = triggerWorkflow('Bench memory: deliveries', credential, { events: { filter: [{ type: 'stx_transfer', sender: ALICE }] }, options: { healthCheckMinutes: 0 } });
 		const { id: deliveringId } = await n8n.api.createWorkflow(delivering);
@@ -117,7 +117,7 @@ async function triggerLife(log: (msg: string) => void): Promise<Life & { keptFor
 		const life = await live(n8n, inspector, url, (height) => Buffer.from(JSON.stringify(delivery(hook.uuid, hook.definition.name, height, 1))), cyclingId, log);
 		const kept = await inspector.triggerMemory(n8n.userFolder);
 		const keptFor = (workflowId: string) => Object.keys(kept.nodes).filter((key) => key.startsWith(`${workflowId}\u0000`)).length;
-		return { ...life, keptFor, deliveringId, cyclingId, kept: JSON.stringify(kept.nodes) };
+		return { ...life, kept: { active: keptFor(deliveringId), deactivated: keptFor(cyclingId), nodes: JSON.stringify(kept.nodes) } };
 	});
 }
 
@@ -151,19 +151,20 @@ export async function memoryRows(log: (msg: string) => void): Promise<Row[]> {
 	const rssRatio = trigger.after.rss / trigger.first.rss;
 	const webhookRss = webhook.after.rss / webhook.first.rss;
 	const raw = `${answered} of ${trigger.statuses.length} deliveries answered 200; ${figures(trigger)}`;
-	const correct = answered === DELIVERIES && trigger.keptFor(trigger.deliveringId) === 1 && trigger.keptFor(trigger.cyclingId) === 0;
+	const { kept } = trigger;
+	const correct = answered === DELIVERIES && kept.active === 1 && kept.deactivated === 0;
 	return [
 		{ id: '10a', what: `n8n's heap after ${DELIVERIES.toLocaleString('en')} deliveries and ${CYCLES} activation cycles`, figure: fmtBytes(trigger.after.heapUsed), reference: `${fmtBytes(trigger.first.heapUsed)} after ${FIRST.toLocaleString('en')}`, ratio: heapRatio, target: '≤ 1.10×', verdict: verdict(heapRatio <= 1.1), raw },
 		{ id: '10b', what: `n8n's RSS after ${DELIVERIES.toLocaleString('en')} deliveries and ${CYCLES} activation cycles`, figure: fmtBytes(trigger.after.rss), reference: `${fmtBytes(trigger.first.rss)} after ${FIRST.toLocaleString('en')}`, ratio: rssRatio, target: '≤ 1.10×', verdict: verdict(rssRatio <= 1.1), raw },
 		{
 			id: '10c',
 			what: 'the trigger keeps memory for active workflows only',
-			figure: `${trigger.keptFor(trigger.deliveringId)} active, ${trigger.keptFor(trigger.cyclingId)} deactivated`,
+			figure: `${kept.active} active, ${kept.deactivated} deactivated`,
 			reference: '1 active, 0 deactivated',
 			ratio: NaN,
 			target: 'exact',
 			verdict: correct ? 'PASS' : 'FAIL',
-			raw: `${raw}; nodes kept: ${trigger.kept}`,
+			raw: `${raw}; nodes kept: ${kept.nodes}`,
 		},
 		{
 			id: '10d',
