@@ -6,6 +6,7 @@
  *   else the account's current secret, asked from the service (GET /me/secret),
  *   created (POST /me/secret) only when the account has none. An existing
  *   secret is never rotated: other receivers of the account keep working.
+ *   The client reads it (../../shared/api/client.ts, deliverySecret).
  * - Kept: only its SHA-256, in the node's static data (saved by n8n with the
  *   workflow, beside the hook's UUID), written at activation. A delivery that
  *   matches it is accepted without loading the credential or asking the service.
@@ -38,17 +39,10 @@ function keptIn(data: IDataObject): Kept {
 	return value && typeof value === 'object' ? value : {};
 }
 
-/** The secret to check deliveries against: the credential's, else the account's, created if there is none. */
-async function currentSecret(service: HooksClient): Promise<string> {
-	const { consumerSecret } = service.connection;
-	if (consumerSecret) return consumerSecret;
-	return (await service.secret()) ?? (await service.rotateSecret());
-}
-
 /** On activation: keeps the digest of the secret deliveries will carry. */
 export async function keepSecret(ctx: IHookFunctions, service: HooksClient): Promise<void> {
 	const data = ctx.getWorkflowStaticData('node');
-	data.consumerSecret = { ...keptIn(data), sha256: keptDigest(await currentSecret(service)) };
+	data.consumerSecret = { ...keptIn(data), sha256: keptDigest(await service.deliverySecret()) };
 }
 
 /** The last read caused by a delivery, in this process, per trigger node. */
@@ -93,7 +87,9 @@ export async function isAuthentic(ctx: IWebhookFunctions, presented: PresentedSe
 
 async function readAgain(ctx: IWebhookFunctions, before: string | undefined): Promise<string | undefined> {
 	try {
-		const found = keptDigest(await currentSecret(await HooksClient.connect(ctx)));
+		const service = await HooksClient.connect(ctx);
+		const secret = await service.deliverySecret();
+		const found = keptDigest(secret);
 		if (before !== undefined && found !== before) {
 			ctx.logger.info('Stacks Hooks Trigger: the consumer secret changed; deliveries are now checked against the new one', {
 				workflowId: ctx.getWorkflow().id,

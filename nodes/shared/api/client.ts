@@ -221,6 +221,16 @@ export class HooksClient {
 		return (await this.send({ method: 'GET', path: '/me/secret', schema: currentSecretSchema })).secret;
 	}
 
+	/**
+	 * The secret the trigger checks deliveries against: the credential's Consumer Secret when it is filled in,
+	 * else the account's current one. The account's is created only when it has none: an existing secret is
+	 * never rotated here, so its other receivers keep working.
+	 */
+	async deliverySecret(): Promise<string> {
+		if (this.connection.consumerSecret) return this.connection.consumerSecret;
+		return (await this.secret()) ?? (await this.rotateSecret());
+	}
+
 	/** Replaces the account's consumer secret, or creates the first one. Answers the new one. */
 	async rotateSecret(): Promise<string> {
 		return (await this.send({ method: 'POST', path: '/me/secret', schema: secretSchema })).secret;
