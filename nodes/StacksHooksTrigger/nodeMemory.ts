@@ -36,13 +36,6 @@ export class Slot<T> extends Map<string, T> {
 	deleteWhere(stale: (value: T) => boolean): void {
 		for (const [key, value] of this) if (stale(value)) this.delete(key);
 	}
-
-	/** The node's entry, removed as it is read. */
-	take(key: string): T | undefined {
-		const value = this.get(key);
-		this.delete(key);
-		return value;
-	}
 }
 
 /** On deactivation: removes every entry of the node `ctx` runs for. */

@@ -6,9 +6,9 @@
  *
  * The turns themselves are ../../shared/turns.ts's, keyed by the node (../nodeMemory.ts).
  */
-import type { IHookFunctions, ITriggerFunctions, IWebhookFunctions } from 'n8n-workflow';
+import type { IHookFunctions, ITriggerFunctions } from 'n8n-workflow';
 
-import { afterTurn, isBusy, inTurn as inTurnOf } from '../shared/turns';
+import { isBusy, inTurn as inTurnOf } from '../shared/turns';
 import { nodeKey } from './nodeMemory';
 
 /** Runs `work` once the node's current turn, if any, has ended (lifecycle methods wait). */
@@ -20,9 +20,4 @@ export async function inTurn<T>(ctx: IHookFunctions | ITriggerFunctions, work: (
 export async function ifFree<T>(ctx: IHookFunctions | ITriggerFunctions, work: () => Promise<T>): Promise<T | undefined> {
 	if (isBusy(nodeKey(ctx))) return undefined;
 	return await inTurn(ctx, work);
-}
-
-/** Resolves once the node's current turn, if any, has ended, without taking one; true when there was one to wait for. */
-export async function afterCurrentTurn(ctx: IWebhookFunctions): Promise<boolean> {
-	return await afterTurn(nodeKey(ctx));
 }

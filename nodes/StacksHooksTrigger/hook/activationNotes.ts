@@ -42,7 +42,9 @@ export function noteStoppedAtActivation(ctx: IHookFunctions, hook: Hook): void {
 
 /** The status of hook `hookId` where activation found it stopped, once; undefined when it did not (or found another hook). */
 export function takeStoppedAtActivation(ctx: ITriggerFunctions, hookId: string): Hook['status'] | undefined {
-	const hook = stoppedAtActivation.take(nodeKey(ctx));
+	const key = nodeKey(ctx);
+	const hook = stoppedAtActivation.get(key);
+	stoppedAtActivation.delete(key);
 	return hook?.uuid === hookId ? hook.status : undefined;
 }
 

@@ -12,7 +12,7 @@
 import type { IHookFunctions, INodeExecutionData, ITriggerFunctions, ITriggerResponse, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
-import { afterCurrentTurn } from '../turns';
+import { afterTurn } from '../../shared/turns';
 import { nodeKey, Slot } from '../nodeMemory';
 
 /** A hand-over not taken within this time is dropped (its execution never started). */
@@ -40,8 +40,10 @@ export function handOverTestDelivery(ctx: IWebhookFunctions, data: INodeExecutio
 export async function receiveTestDelivery(ctx: IWebhookFunctions): Promise<void> {
 	const now = Date.now();
 	arrivals.deleteWhere((at) => now - at > KEEP_MS);
-	arrivals.set(nodeKey(ctx), now);
-	if (await afterCurrentTurn(ctx)) await sleep(ANSWER_FIRST_MS);
+	const key = nodeKey(ctx);
+	arrivals.set(key, now);
+	// The set-up holds the node's turn (../turns.ts) until it returns.
+	if (await afterTurn(key)) await sleep(ANSWER_FIRST_MS);
 }
 
 /** Whether this n8n process handed over a test delivery for the node at or after `since`. */
@@ -53,7 +55,10 @@ export function testDeliveryArrivedSince(ctx: IHookFunctions, since: number): bo
 export function testEventResponse(ctx: ITriggerFunctions): ITriggerResponse {
 	return {
 		manualTriggerFunction: async () => {
-			const entry = handedOver.take(nodeKey(ctx));
+			// Taken once: a second run of the test finds none.
+			const key = nodeKey(ctx);
+			const entry = handedOver.get(key);
+			handedOver.delete(key);
 			if (!entry) {
 				throw new NodeOperationError(ctx.getNode(), 'The test delivery was received by another n8n process than the one running this test', {
 					description:
