@@ -32,11 +32,14 @@ export interface WatchedPart {
 /** `eventItems`: the caller makes one item per event, which the filters pick. */
 export async function watchedPart(ctx: IWebhookFunctions, node: INode, delivery: Delivery, eventItems: boolean): Promise<WatchedPart> {
 	const watch = deliveryOption<string>(ctx, node, 'watch', 'filters');
-	let watching: Watching | undefined;
-	if (watch === 'list') watching = await listedAddresses(ctx, node, delivery, readWatchParameters(ctx));
-	// A typed list was checked at activation on the credential's network, which is the delivery's.
-	else if (eventItems || watch === 'addresses') watching = watchingOf(node, readWatchParameters(ctx), delivery.event.network as Network, nodeKey(ctx, node));
-	const list = watching?.list;
+	if (watch !== 'list' && watch !== 'addresses' && !eventItems) return { delivery };
+	const params = readWatchParameters(ctx);
+	const watching =
+		watch === 'list'
+			? await listedAddresses(ctx, node, delivery, params)
+			: // A typed list was checked at activation on the credential's network, which is the delivery's.
+				watchingOf(node, params, delivery.event.network as Network, nodeKey(ctx, node));
+	const list = watching.list;
 	const listedOnly = list && (list.variesByHeight || matchedInN8n(delivery.chainhook.name ?? ''));
-	return { delivery: listedOnly ? listedTransactionsOf(delivery, list) : delivery, ...(watching && { watching }) };
+	return { delivery: listedOnly ? listedTransactionsOf(delivery, list) : delivery, watching };
 }

@@ -16,9 +16,10 @@ import type { EventFilter } from '../../shared/chainEvents';
 import type { Network } from '../../shared/constants';
 import { toEventFilters, triggerOnProperty } from '../../shared/eventFilters';
 import { DEFAULT_WATCH_KINDS, knownKinds, watchFilters, watchForProperty, type WatchKind } from '../../shared/watchList/kinds';
-import { checkedListName, findListHook, inN8nFilters, listNameProperty, type ListState, listStateOf, typedInN8nMarker, watchingFilters, watchMarker } from '../../shared/watchList/listHook';
+import { checkedListName, findListHook, inN8nFilters, listNameProperty, listStateOf, typedInN8nMarker, watchingFilters, watchMarker } from '../../shared/watchList/listHook';
 import type { HooksClient } from '../../shared/api/client';
 import { evaluatedTip } from '../../shared/watchList/edit';
+import type { ListState } from '../../shared/watchList/history';
 import { Slot } from '../nodeMemory';
 import { WatchedAddresses } from './watchedAddresses';
 
@@ -100,16 +101,18 @@ const lastList = new Slot<{ text: string; kinds: string; network: Network; watch
  * when the list holds an entry that is not a principal of `network`, and when it or Watch For is empty.
  */
 export function watchingOf(node: INode, params: WatchParameters, network: Network, key: string): Watching {
-	if (params.watch === 'filters') return { filters: toEventFilters(params.events) as unknown as EventFilter[] };
 	if (params.watch === 'list') throw new NodeOperationError(node, 'A watch list is read from the service (hookFilters), not from the parameters');
-	const kinds = params.watchFor.join(',');
-	const kept = lastList.get(key);
-	if (kept && kept.text === params.addresses && kept.kinds === kinds && kept.network === network) return kept.watching;
-	checkedKinds(node, params);
-	const addresses = checkedPrincipals(node, linesOf(params.addresses), network, 'the address list');
-	const watching = { filters: watchFilters(addresses, params.watchFor), list: new WatchedAddresses(new Set(addresses), params.watchFor) };
-	lastList.set(key, { text: params.addresses, kinds, network, watching });
-	return watching;
+	if (params.watch === 'addresses') {
+		const kinds = params.watchFor.join(',');
+		const kept = lastList.get(key);
+		if (kept && kept.text === params.addresses && kept.kinds === kinds && kept.network === network) return kept.watching;
+		checkedKinds(node, params);
+		const addresses = checkedPrincipals(node, linesOf(params.addresses), network, 'the address list');
+		const watching = { filters: watchFilters(addresses, params.watchFor), list: new WatchedAddresses(new Set(addresses), params.watchFor) };
+		lastList.set(key, { text: params.addresses, kinds, network, watching });
+		return watching;
+	}
+	return { filters: toEventFilters(params.events) as unknown as EventFilter[] };
 }
 
 function checkedKinds(node: INode, params: WatchParameters): WatchKind[] {
@@ -140,19 +143,19 @@ export interface HookShape {
  */
 export async function hookFilters(node: INode, params: WatchParameters, service: HooksClient, key: string): Promise<HookShape & { inN8n?: HookShape; listRead?: ListRead }> {
 	const { network } = service.connection;
-	if (params.watch === 'filters') return { filters: watchingOf(node, params, network, key).filters, nameSuffix: '' };
 	let shape: HookShape;
 	let list: ListState;
 	let inN8nSuffix: string;
 	let listRead: ListRead | undefined;
-	if (params.watch === 'addresses') {
+	if (params.watch !== 'list') {
 		const watching = watchingOf(node, params, network, key);
-		list = { addresses: [...watching.list!.addresses], edits: [] };
+		if (!watching.list) return { filters: watching.filters, nameSuffix: '' };
+		list = { addresses: [...watching.list.addresses], edits: [] };
 		shape = { filters: watching.filters, nameSuffix: '' };
 		inN8nSuffix = typedInN8nMarker(list.addresses);
 	} else {
-		const name = checkedListName(node, params.listName);
 		const kinds = checkedKinds(node, params);
+		const name = checkedListName(node, params.listName);
 		const hooks = await service.list();
 		const listHook = findListHook(hooks, name, network);
 		// With the list's remembered edits: a hook registered again (the health check) replays heights before them.

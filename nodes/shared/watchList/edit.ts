@@ -20,8 +20,8 @@
 import type { Definition, Hook } from '../schemas';
 import type { HooksClient } from '../api/client';
 import { inTurn } from '../turns';
-import { recordedEdits } from './history';
-import { addressesOf, findListHook, inN8nFilters, listDefinition, listDigest, type ListState, listStateOf, watchedListOf, watchingFilters, watchMarker } from './listHook';
+import { type ListState, recordedEdits } from './history';
+import { addressesOf, findListHook, inN8nFilters, listDefinition, listDigest, listStateOf, watchedListOf, watchingFilters, watchMarker } from './listHook';
 import { refusedForSize } from './refusal';
 
 export interface ListChange {

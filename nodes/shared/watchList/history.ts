@@ -172,6 +172,22 @@ export function listedNow(selected: Iterable<string>, edits: readonly ListEdit[]
 	return new Set([...selected].filter((address) => !removed.has(address)));
 }
 
+/** A list as the service keeps it: its addresses, in order, and its remembered edits. */
+export interface ListState {
+	addresses: readonly string[];
+	edits: readonly ListEdit[];
+}
+
+/**
+ * The list a hook's filters hold, `slots` being the addresses they name, in order: the edits they record, and
+ * the addresses less those whose last remembered edit removed them.
+ */
+export function listStateIn(filters: ReadonlyArray<Record<string, unknown>>, slots: readonly string[]): ListState {
+	const edits = editsOf(filters, slots);
+	const listed = listedNow(slots, edits);
+	return { addresses: slots.filter((address) => listed.has(address)), edits };
+}
+
 /** Which addresses are on a list at a height. */
 export class ListAtHeights {
 	private readonly edits = new Map<string, ListEdit[]>();

@@ -27,7 +27,8 @@ import { NodeOperationError } from 'n8n-workflow';
 import type { EventFilter } from '../chainEvents';
 import { BOOT_ADDRESSES, NETWORKS, type Network } from '../constants';
 import type { Definition, Hook } from '../schemas';
-import { editFilters, editsOf, lingering, type ListEdit, listedNow } from './history';
+import type { HooksClient } from '../api/client';
+import { editFilters, lingering, type ListState, listStateIn } from './history';
 import { broadWatchFilters, knownKinds, principalsOf, watchFilters, type WatchKind } from './kinds';
 
 const PREFIX = 'n8n watch list: ';
@@ -65,11 +66,6 @@ export const listHookName = (name: string) => `${PREFIX}${name}`;
  */
 export const matchNothing = (network: Network): EventFilter => ({ type: 'nft_burn', asset_identifier: `${BOOT_ADDRESSES[network]}.n8n-empty-watch-list::none` });
 
-/** A list as the service keeps it: its addresses, in order, and its remembered edits (history.ts). */
-export interface ListState {
-	addresses: readonly string[];
-	edits: readonly ListEdit[];
-}
 
 /** `filters`, or the filter that matches nothing when there are none. */
 const orNothing = (filters: EventFilter[], network: Network) => (filters.length > 0 ? filters : [matchNothing(network)]);
@@ -92,26 +88,38 @@ export function findListHook(hooks: readonly Hook[], name: string, network: Netw
 	return hooks.find((hook) => hook.definition.name === listHookName(name) && hook.definition.network === network);
 }
 
-/** A list hook's state: its addresses in order (those lately removed left out) and its remembered edits. */
-export function listStateOf(hook: Hook): ListState {
+/** The addresses a list hook's filters name, in order: one `balance_change` filter each. */
+function slotsOf(filters: ReadonlyArray<Record<string, unknown>>): string[] {
 	const slots: string[] = [];
-	for (const filter of hook.definition.filters.events as EventFilter[]) {
-		if (filter.type === 'balance_change' && typeof filter.principal === 'string') slots.push(filter.principal);
-	}
-	const edits = editsOf(hook.definition.filters.events, slots);
-	const listed = listedNow(slots, edits);
-	return { addresses: slots.filter((address) => listed.has(address)), edits };
+	for (const filter of filters) if (filter.type === 'balance_change' && typeof filter.principal === 'string') slots.push(filter.principal);
+	return slots;
 }
+
+/** A list hook's state: its addresses in order (those lately removed left out) and its remembered edits. */
+export const listStateOf = (hook: Hook): ListState => listStateIn(hook.definition.filters.events, slotsOf(hook.definition.filters.events));
 
 /** The addresses a list hook holds, in order. */
 export const addressesOf = (hook: Hook): string[] => [...listStateOf(hook).addresses];
 
 /** The state of a list as a hook watching it one filter per address holds it: its addresses and its remembered edits. */
-export function watchedStateOf(filters: ReadonlyArray<Record<string, unknown>>): ListState {
-	const slots = [...principalsOf(filters)];
-	const edits = editsOf(filters, slots);
-	const listed = listedNow(slots, edits);
-	return { addresses: slots.filter((address) => listed.has(address)), edits };
+export const watchedStateOf = (filters: ReadonlyArray<Record<string, unknown>>): ListState => listStateIn(filters, [...principalsOf(filters)]);
+
+/**
+ * The list a watching hook is matched with, as the service holds it now: the one its own filters hold (one per
+ * address and kind), or, for a hook matched in n8n, whose filters name no address, the one its list hook holds.
+ * A list hook that is gone holds no address.
+ */
+export async function watchedListState(hook: Hook, service: HooksClient): Promise<ListState> {
+	let filters = hook.definition.filters.events;
+	let slots: string[];
+	const watched = watchedListOf(hook.definition.name);
+	if (watched?.inN8n) {
+		const listHook = findListHook(await service.list(), watched.name, service.connection.network);
+		if (!listHook) return { addresses: [], edits: [] };
+		filters = listHook.definition.filters.events;
+		slots = slotsOf(filters);
+	} else slots = [...principalsOf(filters)];
+	return listStateIn(filters, slots);
 }
 
 /** A short digest of a list's addresses, in order, and of its remembered edits. */
