@@ -138,8 +138,6 @@ export interface GapFindings {
 	replayed: Replayed;
 }
 
-/** What one check heard (step 1), or that it could not: no hook was kept (n8n killed while activating). */
-export const NOTHING_HEARD: Heard = { blind: 'no hook is kept' };
 
 function option(ctx: ITriggerFunctions, name: string, fallback: number): number {
 	const value = ctx.getNodeParameter(`options.${name}`, fallback) as number;
@@ -166,12 +164,6 @@ export function openRun(ctx: ITriggerFunctions, closed: () => boolean = () => fa
 	const key = nodeKey(ctx);
 	const stillOpen = () => !closed() && isCurrent(key, memory);
 	return { ctx, settings, ...whereInLog(ctx), params: hookParameters(ctx), loggedOnce: { failing: false }, memory, stillOpen };
-}
-
-/** The check after step 2 found the hook that delivers now; undefined when it found none (or could not look). */
-export function withHook(check: Check, checked: Checked): Hooked | undefined {
-	const { kept } = checked;
-	return kept ? { ...check, hook: { ...checked, kept } } : undefined;
 }
 
 /** One check: the service through the credential as n8n keeps it now, the check's memory in this process, the hook kept. */

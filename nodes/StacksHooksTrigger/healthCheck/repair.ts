@@ -1,6 +1,7 @@
 /**
- * Step 2 of a health check (run.ts): the hook read once, and brought back if it stopped, in the node's
- * turn (../turns.ts: activation and deactivation wait for it, and it skips a check while they run):
+ * Step 2 of a health check (run.ts): the hook read once, and brought back if it stopped. run.ts runs it in
+ * the node's turn (../turns.ts): activation and deactivation wait for it, and a check skips it while they run.
+ * How each kind of stop is mended:
  * - disabled at the service, or `interrupted` by the service after failed deliveries (enabled stays
  *   true): one PATCH .../enabled {enabled: true} resumes it;
  * - deleted (by hand, or by any other client): the hook posting to this node's URL is adopted if one
@@ -10,37 +11,31 @@
  * found stopped and enabled again (n8n's start after an outage) counts as repaired by this check: what
  * it missed is still to be replayed.
  */
-import type { Hook } from '../../shared/schemas';
 import { remember, type StoredHook } from '../hook/keptHook';
 import { enableIfStopped, replaceDeleted } from '../hook/lifecycle';
-import { ifFree } from '../turns';
 import type { Check, Checked } from './check';
-import type { Counts } from './planning/gapState';
 import { takeStoppedAtActivation } from '../hook/activationNotes';
 
-/** The hook read, and repaired if it stopped; 'busy' when activation or deactivation holds the node's turn. */
+/** The hook read, and repaired if it stopped. The caller holds the node's turn. */
 export async function repair(check: Check): Promise<Checked> {
-	const checked = (await ifFree(check.ctx, async () => await checkNow(check))) ?? { outcome: 'busy' };
+	const checked = await checkNow(check);
 	if (!checked.kept) return checked;
 	// Brought back by activation (n8n's start after an outage) rather than by a check: a repair all the same.
 	const atActivation = takeStoppedAtActivation(check.ctx, checked.kept.hookId);
 	const byActivation = checked.outcome === 'healthy' && atActivation !== undefined;
 	const repaired = checked.outcome === 'enabled' || checked.outcome === 'registered' || byActivation;
+	// Enabled again, the same hook goes on from its counts as read; one registered or taken over, from counts not kept.
+	const goesOnFrom = checked.outcome === 'enabled' ? checked.read?.status : byActivation ? atActivation : undefined;
+	const { occurrence_count: occurrences, evaluated_block_count: evaluated } = goesOnFrom ?? {};
 	return {
 		...checked,
 		repaired,
 		// The service's record of where it stopped: activation's, the first, when both it and this check found it stopped.
 		...(repaired && { stoppedAt: atActivation ?? checked.read?.status, ...(atActivation && { stoppedByActivation: true }) }),
 		counted: byActivation ? atActivation : checked.read?.status,
-		// Enabled again, the same hook goes on from its counts as read; one registered or taken over, from counts not kept.
-		resumedFrom: checked.outcome === 'enabled' && checked.read ? countsOf(checked.read.status) : byActivation ? countsOf(atActivation) : undefined,
+		// (The service may leave a count out.)
+		resumedFrom: typeof occurrences === 'number' && typeof evaluated === 'number' ? { occurrences, evaluated } : undefined,
 	};
-}
-
-/** A hook's counts as read (planning/gapState.ts); undefined when the service left one out. */
-function countsOf(status: Hook['status']): Counts | undefined {
-	const { occurrence_count: occurrences, evaluated_block_count: evaluated } = status;
-	return typeof occurrences === 'number' && typeof evaluated === 'number' ? { occurrences, evaluated } : undefined;
 }
 
 async function checkNow(check: Check): Promise<Checked> {

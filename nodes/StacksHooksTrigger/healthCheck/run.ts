@@ -1,9 +1,10 @@
 /**
  * The health check: while the workflow is active, every few minutes, the trigger makes sure its hook
  * still delivers and that the workflow got every block it matched, and mends what it can by itself.
- * One check (`runCheck`) is five steps, each in a file of its own beside this one, in this order:
+ * One check (`runCheck`) is five steps, in this order. Step 1 is a call through the channel; each
+ * other step is a file of its own beside this one.
  *
- * 1. hear what n8n took (whatN8nTook.ts), before the hook is read;
+ * 1. hear what n8n took, before the hook is read (channel/ownWebhook.ts, `exchange`);
  * 2. read the hook, and bring it back if it stopped (repair.ts);
  * 3. plan the gaps: which heights may be missing, which to replay now (plan.ts);
  * 4. keep the plan, then replay (replay.ts);
@@ -26,14 +27,14 @@ import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { healthCheckMs } from '../hook/checkInterval';
 import { stored } from '../hook/keptHook';
-import { type Checked, type GapFindings, type HealthCheckOutcome, type Hooked, NOTHING_HEARD, openCheck, openRun, type Run, withHook } from './check';
-import { whatN8nTook } from './whatN8nTook';
-import { type Heard, internalBase } from './channel/ownWebhook';
+import { type Checked, type GapFindings, type HealthCheckOutcome, type Hooked, openCheck, openRun, type Run } from './check';
+import { exchange, internalBase } from './channel/ownWebhook';
 import type { GapOutcome } from './planning/incidents';
 import { forgetCheckState } from './channel/checkState';
 import { takeLeftStopped } from '../hook/activationNotes';
 import { planGaps } from './plan';
 import { repair } from './repair';
+import { ifFree } from '../turns';
 import { replay } from './replay';
 import { report, reportCheckFailed } from './report';
 
@@ -53,35 +54,35 @@ const SOON_MS = 15_000;
 /** How often a sleeping check loop looks whether n8n closed the trigger. */
 const CLOSE_POLL_MS = 1_000;
 
-/** One whole check, its five steps in order. The gap steps are left out when the hook could not be checked. */
+/** One whole check, its five steps in order. Steps 3 and 4 are left out when step 2 found no hook that delivers. */
 export async function runCheck(run: Run): Promise<{ outcome: Checked['outcome']; gaps?: GapOutcome }> {
 	const check = await openCheck(run);
 	// 1. What n8n took, before the hook is read: the blocks counted were all evaluated before that read (planning/gapPlan.ts).
-	const heardBefore = await whatN8nTook(check, check.kept);
+	// With no hook kept (n8n killed while activating), step 2 finds it, and the check hears after it.
+	const heardBefore = check.kept && (await exchange(check, check.kept, 'gather'));
 	// 2. The hook read, and brought back if it stopped; in the node's turn, so that deactivation never waits for a replay.
-	const checked = await repair(check);
-	// 3 and 4, when a hook delivers now.
-	const hooked = withHook(check, checked);
-	const found = hooked ? await closeGaps(hooked, heardBefore) : undefined;
+	// 'busy' when activation or deactivation holds the turn.
+	const checked: Checked = (await ifFree(check.ctx, async () => await repair(check))) ?? { outcome: 'busy' };
+	let found: GapFindings | undefined;
+	if (checked.kept) {
+		// From here on, the check carries the hook that delivers now.
+		const hooked: Hooked = { ...check, hook: { ...checked, kept: checked.kept } };
+		const heard = heardBefore ?? (await exchange(hooked, hooked.hook.kept, 'gather'));
+		// 3. Which heights may be missing, and which to replay now.
+		const plan = planGaps(hooked, heard);
+		// 4. The plan kept, then the replays.
+		const replayed = await replay(hooked, heard, plan);
+		found = { hooked, heard, plan, replayed };
+	}
 	// 5. What the steps found, told.
 	const gaps = report(check, checked, found);
 	return { outcome: checked.outcome, ...(gaps && { gaps }) };
 }
 
-/** Steps 3 and 4 for the hook that delivers now (heard now when no hook was kept before step 2 found one). */
-async function closeGaps(hooked: Hooked, heardBefore: Heard | undefined): Promise<GapFindings> {
-	const heard = heardBefore ?? (await whatN8nTook(hooked, hooked.hook.kept)) ?? NOTHING_HEARD;
-	// 3. Which heights may be missing, and which to replay now.
-	const plan = planGaps(hooked, heard);
-	// 4. The plan kept, then the replays.
-	const replayed = await replay(hooked, heard, plan);
-	return { hooked, heard, plan, replayed };
-}
-
 /** Step 2 alone, said in n8n's log (the engine tests). Throws when the service cannot be asked or refuses a repair. */
 export async function checkHookHealth(ctx: ITriggerFunctions): Promise<HealthCheckOutcome> {
 	const check = await openCheck(openRun(ctx));
-	const checked = await repair(check);
+	const checked: Checked = (await ifFree(ctx, async () => await repair(check))) ?? { outcome: 'busy' };
 	report(check, checked);
 	return checked.outcome;
 }

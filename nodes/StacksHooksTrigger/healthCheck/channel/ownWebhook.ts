@@ -23,8 +23,8 @@
  * setting. (A main in queue mode takes none, and learns no such address.) The call is never a condition
  * for being right: in regular mode the main takes every delivery itself and counts them in memory
  * (received.ts, localReceived): `exchange` falls back on them.
- * The health check calls it twice: to hear what n8n took (../whatN8nTook.ts), and to keep its plan before it
- * replays (../replay.ts).
+ * The health check calls it twice: to hear what n8n took (step 1, before it reads the hook: ../run.ts), and to
+ * keep its plan before it replays (../replay.ts).
  */
 import type { IDataObject, ITriggerFunctions, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 

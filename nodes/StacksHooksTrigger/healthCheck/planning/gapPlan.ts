@@ -3,7 +3,7 @@
  * matched (the hook's `occurrence_count`) with what n8n's processes took (../channel/received.ts).
  *
  * This file is pure: no request and no clock. The check (../plan.ts) gathers the inputs, keeps the state,
- * and replays what this plans. What n8n took is heard before the service is read (../whatN8nTook.ts), so every
+ * and replays what this plans. What n8n took is heard before the service is read (step 1 in ../run.ts), so every
  * block counted was evaluated before that read.
  *
  * docs/nothing-missed.md explains the rules and what they assume of the service, for users and
@@ -84,7 +84,7 @@ export function planCheck(before: GapState, seen: Observation): Plan {
 		state.replays = planning.replaysSince;
 		return { state, found: planning.found };
 	}
-	return seen.taken ? planWindows(planning, top.height, seen.taken) : planBlind(planning, top.height);
+	return !seen.taken ? planBlind(planning, top.height) : planWindows(planning, top.height, seen.taken);
 }
 
 /**
