@@ -138,7 +138,6 @@ export interface GapFindings {
 	replayed: Replayed;
 }
 
-
 function option(ctx: ITriggerFunctions, name: string, fallback: number): number {
 	const value = ctx.getNodeParameter(`options.${name}`, fallback) as number;
 	return typeof value === 'number' && Number.isFinite(value) ? value : fallback;

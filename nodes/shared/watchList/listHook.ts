@@ -66,7 +66,6 @@ export const listHookName = (name: string) => `${PREFIX}${name}`;
  */
 export const matchNothing = (network: Network): EventFilter => ({ type: 'nft_burn', asset_identifier: `${BOOT_ADDRESSES[network]}.n8n-empty-watch-list::none` });
 
-
 /** `filters`, or the filter that matches nothing when there are none. */
 const orNothing = (filters: EventFilter[], network: Network) => (filters.length > 0 ? filters : [matchNothing(network)]);
 
@@ -100,9 +99,6 @@ export const listStateOf = (hook: Hook): ListState => listStateIn(hook.definitio
 
 /** The addresses a list hook holds, in order. */
 export const addressesOf = (hook: Hook): string[] => [...listStateOf(hook).addresses];
-
-/** The state of a list as a hook watching it one filter per address holds it: its addresses and its remembered edits. */
-export const watchedStateOf = (filters: ReadonlyArray<Record<string, unknown>>): ListState => listStateIn(filters, [...principalsOf(filters)]);
 
 /**
  * The list a watching hook is matched with, as the service holds it now: the one its own filters hold (one per

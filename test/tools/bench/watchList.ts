@@ -8,8 +8,9 @@
  *   9e the list matched in n8n (the shape a list the service refuses as too large takes) per block.
  */
 import { type Block, makeBlock, matchingTransactions, startEmulator, type TxInput } from '../../emulator';
-import { watchFilters, DEFAULT_WATCH_KINDS } from '../../../nodes/shared/watchList/kinds';
-import { typedInN8nMarker, watchedStateOf } from '../../../nodes/shared/watchList/listHook';
+import { watchFilters, DEFAULT_WATCH_KINDS, principalsOf } from '../../../nodes/shared/watchList/kinds';
+import { typedInN8nMarker } from '../../../nodes/shared/watchList/listHook';
+import { listStateIn } from '../../../nodes/shared/watchList/history';
 import { testnetAddress } from '../../support/addresses';
 import { runNode } from '../../support/engine/harness';
 import { API_KEY, SECRET } from './payloads';
@@ -147,7 +148,8 @@ async function edits(): Promise<Row[]> {
 		const sent = bodyBytes(emu.requests);
 		const tooMany = emu.requests.filter((request) => request.status === 429).length;
 		const hook = emu.hooks(API_KEY).find((candidate) => candidate.definition.name.includes('[watch list: deposits'))!;
-		const applied = watchedStateOf(hook.definition.filters.events).addresses.length - 1000;
+		const { events } = hook.definition.filters;
+		const applied = listStateIn(events, [...principalsOf(events)]).addresses.length - 1000;
 		const perEdit = requests / EDITS;
 		// Edits with a block mined inside each, after the edit listed the hooks again and before it updated the watching
 		// hook: the service matches it without the edit. 10 adds, then 10 removals of the same addresses.
