@@ -55,6 +55,7 @@ function observe({ ctx, memory, settings, hook: checked }: Hooked, heard: Heard)
 		...(received?.quietMs !== undefined && { quietMs: received.quietMs }),
 		idleMs: Math.min(IDLE_MS, settings.intervalMs / 2),
 		...(settings.atStartup && memory.unplanned && { lifeUnknown: true }),
+		...(settings.atStartup && memory.resumed && { startedSinceKept: true }),
 	};
 }
 
@@ -75,6 +76,7 @@ export function planGaps(check: Hooked, heard: Heard): GapPlan {
 		startedAt: Date.now(),
 	});
 	memory.unplanned = undefined;
+	memory.resumed = undefined;
 	memory.state = planned.state;
 	return { ...planned, readAt: seen.now, hold };
 }

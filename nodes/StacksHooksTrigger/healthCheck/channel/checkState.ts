@@ -18,6 +18,8 @@ export interface CheckState {
 	secret?: string;
 	/** Begun empty (the static data kept no gap state), and no check has planned since: see ../planning/gapState.ts, `lifeUnknown`. */
 	unplanned?: boolean;
+	/** Begun from the gap state the static data kept, and no check has planned since: see ../planning/gapState.ts, `startedSinceKept`. */
+	resumed?: boolean;
 	/** Where the trigger's webhook answered the last call (ownWebhook.ts): tried first at the next. */
 	via?: string;
 }
@@ -36,7 +38,7 @@ export function checkState(ctx: ITriggerFunctions): CheckState {
 	let kept = states.get(key);
 	if (!kept) {
 		const state = keptGapState(ctx);
-		kept = state ? { state } : { state: emptyState(), unplanned: true };
+		kept = state ? { state, resumed: true } : { state: emptyState(), unplanned: true };
 		states.set(key, kept);
 	}
 	return kept;

@@ -61,6 +61,11 @@ export function planCheck(before: GapState, seen: Observation): Plan {
 	const state: GapState = { ...before, replays: [...before.replays], pending: [...before.pending], windows: [...(before.windows ?? [])] };
 	const planning: Planning = { state, found: [], seen, replaysSince: state.replays };
 	state.replays = [];
+	if (seen.startedSinceKept) {
+		// n8n started again from this state: the windows open now, and the one closing next, are cut by the start.
+		state.windows = state.windows.map((window) => ({ ...window, cut: true }));
+		if (state.previous) state.previous = { ...state.previous, beforeStart: true };
+	}
 	if (seen.repaired) return planRepaired(planning);
 	if (state.hookId !== seen.hookId) startAnew(state);
 	state.hookId = seen.hookId;
@@ -231,6 +236,7 @@ function planWindows(planning: Planning, height: number, taken: TakenDelivery[])
 			reevaluated: unknown ? REORG_MARGIN : reevaluated,
 			closedAt: seen.now,
 			later: 0,
+			...(previous.beforeStart && { cut: true as const }),
 		};
 		state.windows.push(closing);
 		// (Not for notes that prove nothing, once said: an early check would hear nothing more.)

@@ -36,13 +36,26 @@ export interface Window {
 	closedAt: number;
 	/** Since it closed: blocks evaluated again (they may land on its heights). */
 	later: number;
+	/**
+	 * Open when n8n started again from the state kept before (Observation, `startedSinceKept`): its deliveries may have
+	 * come before that start, and their notes went with the process that took them. Short, it is replayed, never held as
+	 * notes that prove nothing.
+	 */
+	cut?: true;
 }
 
 /** What the check keeps between checks (in the static data, through the trigger's webhook). */
 export interface GapState {
 	hookId?: string;
 	/** The check before: the service's occurrence count, evaluated-block count and the highest height it had evaluated, and when it was read. */
-	previous?: { occurrences: number; evaluated: number; height: number; at: number };
+	previous?: {
+		occurrences: number;
+		evaluated: number;
+		height: number;
+		at: number;
+		/** Read before n8n started again from this state: the window from it is cut by that start (Window, `cut`). */
+		beforeStart?: true;
+	};
 	/** Windows not verified yet, oldest first. */
 	windows: Window[];
 	/** Replays begun since the check before read the service (their matches fall in the next window). */
@@ -160,6 +173,12 @@ export interface Observation {
 	 * window (which would take every earlier match for a missing one).
 	 */
 	lifeUnknown?: boolean;
+	/**
+	 * The first check of a process that started from the state a check kept at the trigger's webhook (n8n restarted): the
+	 * notes of what arrived after that state was kept went with the process before, so the windows open then may be short
+	 * of notes.
+	 */
+	startedSinceKept?: boolean;
 }
 
 export type Finding =

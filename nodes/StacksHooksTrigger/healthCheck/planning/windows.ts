@@ -262,7 +262,8 @@ export function judgeWindows(planning: Planning, taken: TakenDelivery[], later: 
 		// never came, no replay will bring it.
 		const undone = undoneBlocks(taken, window.replays, arrived >= matched);
 		if (undone.length > 0) found.push({ kind: 'undone', blocks: undone });
-		if (arrived < matched && unproven) {
+		// (A window cut by a start may be short of notes only: the notes prove nothing of it either way.)
+		if (arrived < matched && unproven && !window.cut) {
 			// Held: judged once a delivery is heard (kept apart with the others once DRY_CHECKS checks found them so).
 			if (state.unheard) state.unheard = { range: [Math.min(state.unheard.range[0], range[0]), Math.max(state.unheard.range[1], range[1])], matched: state.unheard.matched + matched };
 			else {
@@ -275,8 +276,10 @@ export function judgeWindows(planning: Planning, taken: TakenDelivery[], later: 
 			add(planning, { kind: 'missing', range, matched, arrived });
 			// A replayed delivery can be dropped too: the replayed heights that brought nothing are replayed again.
 			for (const again of unanswered(taken, window.replays)) state.pending = addRange(state.pending, again);
-			dry = (dry ?? true) && arrived === 0 && replayed === 0;
-			dryMatched += matched;
+			if (!window.cut) {
+				dry = (dry ?? true) && arrived === 0 && replayed === 0;
+				dryMatched += matched;
+			}
 		} else {
 			if (matched > 0) dry = false;
 			// Blocks evaluated again since the window closed may have landed on its heights: a count that adds up proves
