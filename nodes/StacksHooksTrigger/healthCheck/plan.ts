@@ -54,8 +54,8 @@ function observe({ ctx, memory, settings, hook: checked }: Hooked, heard: Heard)
 		...(checked.repaired && { kept: keptTaken(ctx) }),
 		...(received?.quietMs !== undefined && { quietMs: received.quietMs }),
 		idleMs: Math.min(IDLE_MS, settings.intervalMs / 2),
-		...(settings.atStartup && memory.unplanned && { lifeUnknown: true }),
-		...(settings.atStartup && memory.resumed && { startedSinceKept: true }),
+		...(settings.atStartup && memory.begunFrom === 'nothing' && { lifeUnknown: true }),
+		...(settings.atStartup && memory.begunFrom === 'kept' && { startedSinceKept: true }),
 	};
 }
 
@@ -75,8 +75,7 @@ export function planGaps(check: Hooked, heard: Heard): GapPlan {
 		budget: (heights) => pacer.share(nodeKey(ctx), heights),
 		startedAt: Date.now(),
 	});
-	memory.unplanned = undefined;
-	memory.resumed = undefined;
+	memory.begunFrom = undefined;
 	memory.state = planned.state;
 	return { ...planned, readAt: seen.now, hold };
 }

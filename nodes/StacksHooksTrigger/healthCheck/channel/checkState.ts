@@ -16,10 +16,11 @@ import { emptyState, type GapState, isGapState } from '../planning/gapState';
 export interface CheckState {
 	state: GapState;
 	secret?: string;
-	/** Begun empty (the static data kept no gap state), and no check has planned since: see ../planning/gapState.ts, `lifeUnknown`. */
-	unplanned?: boolean;
-	/** Begun from the gap state the static data kept, and no check has planned since: see ../planning/gapState.ts, `startedSinceKept`. */
-	resumed?: boolean;
+	/**
+	 * What the state was begun from, until a check plans: `nothing` when the static data kept no gap state
+	 * (../planning/gapState.ts, `lifeUnknown`), `kept` when it kept one (`startedSinceKept`).
+	 */
+	begunFrom?: 'nothing' | 'kept';
 	/** Where the trigger's webhook answered the last call (ownWebhook.ts): tried first at the next. */
 	via?: string;
 }
@@ -38,7 +39,7 @@ export function checkState(ctx: ITriggerFunctions): CheckState {
 	let kept = states.get(key);
 	if (!kept) {
 		const state = keptGapState(ctx);
-		kept = state ? { state, resumed: true } : { state: emptyState(), unplanned: true };
+		kept = state ? { state, begunFrom: 'kept' } : { state: emptyState(), begunFrom: 'nothing' };
 		states.set(key, kept);
 	}
 	return kept;
